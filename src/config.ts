@@ -1,0 +1,187 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { z } from 'zod';
+
+/**
+ * The one place that reads the environment. Every variable of DESIGN section 4 (plus a few tuning knobs) is parsed
+ * here; callers say which ones their role needs, so `print-bridge emulator` runs with nothing set while
+ * `print-bridge start` refuses to run without Shopify credentials.
+ */
+
+const emptyToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const optionalUrl = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'must be an http(s) URL, e.g. https://api.example.com')
+    .optional(),
+);
+const port = (fallback: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a port number' })
+      .int('must be a whole number')
+      .min(0, 'must be between 0 and 65535')
+      .max(65535, 'must be between 0 and 65535')
+      .default(fallback),
+  );
+const positiveInt = (fallback: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a number' }).int('must be a whole number').positive('must be above 0').default(fallback),
+  );
+const commaList = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    )
+    .optional(),
+);
+
+export const DEFAULT_SHOPIFY_SCOPES =
+  'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders';
+/** A current stable Admin API version; the app is tested against it. */
+export const DEFAULT_SHOPIFY_API_VERSION = '2026-01';
+
+export const configSchema = z.object({
+  PORT: port(3000),
+  APP_URL: optionalUrl,
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((v) => /^rediss?:\/\//i.test(v) && URL.canParse(v), 'must be a redis:// or rediss:// URL')
+      .default('redis://127.0.0.1:6379'),
+  ),
+  SHOPIFY_API_KEY: optionalString,
+  SHOPIFY_API_SECRET: optionalString,
+  SHOPIFY_SCOPES: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_SHOPIFY_SCOPES)).transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+  SHOPIFY_API_VERSION: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^(\d{4}-(01|04|07|10)|unstable)$/, 'must be an Admin API version such as 2026-01')
+      .default(DEFAULT_SHOPIFY_API_VERSION),
+  ),
+  SHOPIFY_ADMIN_API_ORIGIN: optionalUrl,
+  PRINT_API_BASE_URL: optionalUrl,
+  PRINT_API_ORDERS_URL: optionalUrl,
+  PRINT_API_TOKEN: optionalString,
+  PRINT_API_SECRET: optionalString,
+  PRINT_SOURCE_ACCOUNT: optionalString,
+  /** Connect time-out towards the print service. */
+  PRINT_API_CONNECT_TIMEOUT_MS: positiveInt(5_000),
+  /** Time allowed for the print service's answer (headers and body) once connected. */
+  PRINT_API_TIMEOUT_MS: positiveInt(30_000),
+  POSTBACK_TOKEN: commaList,
+  MAPPINGS_DIR: z.preprocess(emptyToUndefined, z.string().default('./mappings')),
+  ADMIN_TOKEN: optionalString,
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigKey = keyof Config;
+
+/** Groups of variables that a role cannot run without. */
+export const REQUIRED_FOR = {
+  printApi: ['PRINT_API_BASE_URL', 'PRINT_API_TOKEN', 'PRINT_API_SECRET'],
+  printApiCancel: ['PRINT_API_BASE_URL', 'PRINT_API_TOKEN', 'PRINT_API_SECRET', 'PRINT_SOURCE_ACCOUNT'],
+  app: [
+    'APP_URL',
+    'SHOPIFY_API_KEY',
+    'SHOPIFY_API_SECRET',
+    'PRINT_API_BASE_URL',
+    'PRINT_API_TOKEN',
+    'PRINT_API_SECRET',
+    'PRINT_SOURCE_ACCOUNT',
+    'POSTBACK_TOKEN',
+  ],
+} as const satisfies Record<string, readonly ConfigKey[]>;
+
+export class ConfigError extends Error {
+  readonly retryable = false;
+  constructor(readonly problems: string[]) {
+    super(
+      `The configuration is incomplete or malformed (set these in the environment or in .env):\n` +
+        problems.map((p) => `  - ${p}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  /** Defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Variables this role needs; a missing one is a problem. */
+  require?: readonly ConfigKey[];
+  /** Defaults to ./.env; values already in the environment win over the file. */
+  dotenvPath?: string | false;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = { ...readDotenv(options.dotenvPath), ...(options.env ?? process.env) };
+  const parsed = configSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = String(issue.path[0] ?? '');
+      const shown = key && env[key] !== undefined ? ` (got ${JSON.stringify(redact(key, env[key]))})` : '';
+      problems.push(`${key}: ${issue.message}${shown}`);
+    }
+  }
+  for (const key of options.require ?? []) {
+    const raw = env[key];
+    if (raw === undefined || raw.trim() === '') problems.push(`${key}: required but not set`);
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError([...new Set(problems)]);
+  return parsed.data;
+}
+
+function readDotenv(path: string | false | undefined): Record<string, string> {
+  if (path === false) return {};
+  const file = resolve(path ?? '.env');
+  if (!existsSync(file)) return {};
+  return parseDotenv(readFileSync(file));
+}
+
+const SECRET_KEYS = /SECRET|TOKEN|PASSWORD/;
+function redact(key: string, value: string | undefined): string | undefined {
+  return SECRET_KEYS.test(key) ? '[hidden]' : value;
+}
+
+/** The orders address defaults to the base address, as DESIGN section 4 says. */
+export function printApiSettings(config: Config) {
+  if (!config.PRINT_API_BASE_URL || !config.PRINT_API_TOKEN || !config.PRINT_API_SECRET) {
+    throw new ConfigError(
+      (['PRINT_API_BASE_URL', 'PRINT_API_TOKEN', 'PRINT_API_SECRET'] as const)
+        .filter((k) => !config[k])
+        .map((k) => `${k}: required but not set`),
+    );
+  }
+  return {
+    baseUrl: config.PRINT_API_BASE_URL,
+    ordersUrl: config.PRINT_API_ORDERS_URL ?? config.PRINT_API_BASE_URL,
+    token: config.PRINT_API_TOKEN,
+    secret: config.PRINT_API_SECRET,
+    sourceAccount: config.PRINT_SOURCE_ACCOUNT,
+    connectTimeoutMs: config.PRINT_API_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: config.PRINT_API_TIMEOUT_MS,
+  };
+}

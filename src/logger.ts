@@ -1,0 +1,42 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+/**
+ * Structured logs. Secrets and customer addresses are redacted by path wherever they may appear in a log object;
+ * code must still never put a secret into a message string.
+ */
+const REDACT_PATHS = [
+  'secret',
+  'token',
+  'password',
+  '*.secret',
+  '*.token',
+  '*.password',
+  'headers["x-service-authorization"]',
+  'headers.authorization',
+  'headers["x-shopify-hmac-sha256"]',
+  'config.PRINT_API_SECRET',
+  'config.SHOPIFY_API_SECRET',
+  'config.ADMIN_TOKEN',
+  'config.POSTBACK_TOKEN',
+  'shipTo',
+  '*.shipTo',
+  'shipping_address',
+  '*.shipping_address',
+  'billing_address',
+  '*.billing_address',
+  'customer',
+  '*.customer',
+];
+
+export function createLogger(options: { level?: string; name?: string; destination?: NodeJS.WritableStream } = {}): Logger {
+  const opts: LoggerOptions = {
+    level: options.level ?? 'info',
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: options.name ? { name: options.name } : {},
+  };
+  return options.destination ? pino(opts, options.destination) : pino(opts);
+}
+
+export const silentLogger: Logger = pino({ level: 'silent' });
+
+export type { Logger };
