@@ -4,9 +4,10 @@ import { renderTrigger, type EventName, type Trigger } from './triggers.js';
 
 /**
  * Trigger delivery: each event is rendered through every trigger configured for it and POSTed to the trigger's URL.
- * A non-2xx answer or a network failure is retried with exponential backoff, a bounded number of times. Deliveries
- * for one order through one trigger go out one after another, so a receiver sees that order's events in the order
- * they happened (unless one of them is given up on).
+ * A non-2xx answer or a network failure is retried with exponential backoff, a bounded number of times. The
+ * deliveries of one order go out one after another, across all triggers, so a receiver sees an order's events in the
+ * order they happened (a delivery given up on is skipped). The interface promises no order; the emulator picks the
+ * friendliest one so that demos and tests are repeatable.
  */
 
 export interface DeliveryAttempt {
@@ -97,7 +98,7 @@ export class DeliveryService {
         this.options.logger.warn({ trigger: trigger.index, event, orderId }, record.lastResponse);
         continue;
       }
-      const key = `${orderId}\u0000${trigger.index}`;
+      const key = orderId;
       const generation = this.generation;
       const chain = (this.chains.get(key) ?? Promise.resolve()).then(() => this.deliver(record, trigger, generation));
       this.chains.set(key, chain);
