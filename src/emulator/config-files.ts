@@ -28,7 +28,8 @@ export function readJsonFile(path: string): unknown {
 }
 
 function describeJsonError(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  // V8 echoes the whole text back ('Unexpected token ..., "<text>" is not valid JSON'): keep only the reason.
+  const message = (error instanceof Error ? error.message : String(error)).replace(/, ".*" is not valid JSON$/s, '');
   const at = /position (\d+)/.exec(message);
   if (!at) return message;
   const position = Number(at[1]);

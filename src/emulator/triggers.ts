@@ -23,7 +23,12 @@ export const triggerSchema = z.object({
     .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'must be an http(s) URL'),
   template: z.string(),
   headers: z
-    .record(z.string().regex(headerName, 'must be a valid HTTP header name'), z.string())
+    .record(z.string(), z.string())
+    .superRefine((headers, ctx) => {
+      for (const name of Object.keys(headers)) {
+        if (!headerName.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'must be a valid HTTP header name' });
+      }
+    })
     .optional(),
 });
 export type TriggerInput = z.input<typeof triggerSchema>;
