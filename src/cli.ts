@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from './config.js';
 import { CliError } from './cli/errors.js';
+import { registerPrintApiCommands } from './print-service/cli.js';
 import { PrintServiceError } from './print-service/errors.js';
 import { registerEmulatorCommand } from './emulator/cli.js';
 
@@ -12,7 +13,10 @@ export function buildProgram(): Command {
   const program = new Command('print-bridge')
     .description('Sends Shopify orders to a print-production order service and brings status and tracking back.')
     .version('0.1.0')
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    // Set before any command is added: subcommands copy it, so no parse error calls process.exit behind our back.
+    .exitOverride();
+  registerPrintApiCommands(program);
   registerEmulatorCommand(program);
   return program;
 }
@@ -20,7 +24,6 @@ export function buildProgram(): Command {
 /** Runs the command line; returns the exit code instead of exiting so tests can call it. */
 export async function runCli(argv: readonly string[], io: { stderr: (s: string) => void } = { stderr: (s) => process.stderr.write(s) }): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

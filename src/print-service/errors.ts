@@ -136,7 +136,7 @@ export class PrintServiceNetworkError extends PrintServiceError {
 
 export class PrintServiceTimeoutError extends PrintServiceError {
   readonly retryable = true;
-  override readonly outcomeUnknown = true;
+  override readonly outcomeUnknown: boolean;
   constructor(
     operation: PrintOperation,
     readonly url: string,
@@ -147,6 +147,8 @@ export class PrintServiceTimeoutError extends PrintServiceError {
       operation,
       `The print service at ${url} did not ${phase === 'connect' ? 'accept a connection' : 'answer'} within ${timeoutMs} ms for ${operation}.`,
     );
+    // A request that never got a connection was never sent.
+    this.outcomeUnknown = phase === 'response';
   }
 }
 
@@ -159,6 +161,24 @@ export class PrintServiceProtocolError extends PrintServiceError {
     detail: string,
   ) {
     super(operation, `The print service's answer to ${operation} (HTTP ${status}) was not understood: ${detail}`);
+  }
+}
+
+/**
+ * The caller asked for something that cannot be sent (a malformed id, a page number of 0, an order that fails the
+ * schema). Nothing reached the service.
+ */
+export class PrintRequestInvalidError extends PrintServiceError {
+  readonly retryable = false;
+  constructor(
+    operation: PrintOperation,
+    message: string,
+    readonly problems: readonly { path: string; message: string }[] = [],
+  ) {
+    super(
+      operation,
+      message + (problems.length ? '\n' + problems.map((p) => `  - ${p.path ? `${p.path}: ` : ''}${p.message}`).join('\n') : ''),
+    );
   }
 }
 

@@ -44,10 +44,11 @@ export function computeSignature(secret: string, method: string, path: string, d
   return createHmac('sha1', secret).update(stringToSign(method, path, date), 'utf8').digest('hex');
 }
 
-export interface SignedHeaders {
+// A type alias rather than an interface, so it can be passed where a header record is expected.
+export type SignedHeaders = {
   [DATE_HEADER]: string;
   [AUTHORIZATION_HEADER]: string;
-}
+};
 
 export function signRequest(input: {
   method: string;
