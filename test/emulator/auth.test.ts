@@ -78,7 +78,8 @@ describe('authentication', () => {
     const list = await call(emu.baseUrl, 'GET', '/api/order?page=1&pagesize=5', { now: CLOCK });
     expect(list.status).toBe(200);
     expect(list.body.pagesize).toBe(5);
-    const id = await createOrder(emu, validOrder('A B/é'));
+    const created = await call(emu.ordersUrl, 'POST', '/api/order', { body: validOrder('A B/é'), now: CLOCK });
+    const id = created.body._id as string;
     const found = await call(emu.baseUrl, 'GET', `/api/order/bysourceid/${encodeURIComponent('A B/é')}`, { now: CLOCK });
     expect(found.status).toBe(200);
     expect(found.body._id).toBe(id);
