@@ -34,6 +34,9 @@ export interface DeliveryRecord {
   lastResponse?: string;
 }
 
+/** The log keeps the latest deliveries only, so a long demo run does not grow without end. */
+export const MAX_LOG = 10_000;
+
 export interface DeliveryOptions {
   triggers: readonly Trigger[];
   maxAttempts: number;
@@ -50,6 +53,8 @@ export class DeliveryService {
   private readonly chains = new Map<string, Promise<void>>();
   private readonly sleeping = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
   private readonly agent: Agent;
+  /** Aborts the attempts in flight when the emulator closes. */
+  private readonly stopping = new AbortController();
   private nextId = 1;
   /** Bumped by reset and close: a delivery of an older generation stops retrying. */
   private generation = 0;
@@ -90,6 +95,7 @@ export class DeliveryService {
         createdAt: this.options.now().toISOString(),
       };
       this.log.push(record);
+      if (this.log.length > MAX_LOG) this.log.splice(0, this.log.length - MAX_LOG);
       try {
         record.body = renderTrigger(trigger, context);
       } catch (error) {
@@ -120,6 +126,7 @@ export class DeliveryService {
           dispatcher: this.agent,
           headers: { 'content-type': 'application/json', 'user-agent': 'print-service-emulator', ...trigger.headers },
           body: record.body,
+          signal: this.stopping.signal,
         });
         entry.status = res.statusCode;
         const text = await res.body.text();
@@ -137,6 +144,8 @@ export class DeliveryService {
         return;
       }
       const why = entry.error ?? `HTTP ${entry.status}`;
+      // Reset or closed while this attempt was out: no retry for a forgotten delivery.
+      if (generation !== this.generation) return;
       if (attempt === maxAttempts) break;
       const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
       logger.warn({ delivery: record.id, event: record.event, attempt, retryInMs: delay }, `trigger delivery failed: ${why}`);
@@ -184,8 +193,10 @@ export class DeliveryService {
   async close(): Promise<void> {
     this.closed = true;
     this.reset();
+    // Abort attempts in flight rather than wait up to a time-out for a slow receiver.
+    this.stopping.abort();
     await Promise.allSettled([...this.chains.values()]);
-    await this.agent.close();
+    await this.agent.destroy();
   }
 
   private wakeAll(): void {

@@ -93,6 +93,7 @@ class RealFetcher implements FileFetcher {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    // A fetch in flight is abandoned: the emulator is stopping and its orders go with it.
+    await this.dispatcher.destroy();
   }
 }

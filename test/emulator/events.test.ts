@@ -243,6 +243,28 @@ describe('trigger delivery', () => {
     }
   });
 
+  it('closes at once even while a receiver is slow to answer', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const emu = await startTestEmulator({
+      triggers: parseTriggers([{ event: 'Order Received', url: `http://127.0.0.1:${port}/`, template: '{}' }]),
+      delivery: { timeoutMs: 60_000 },
+      manual: true,
+    });
+    try {
+      const id = await createOrder(emu, validOrder('R-4'));
+      await hook(emu, 'POST', `/orders/${id}/advance`, { to: 'received' });
+      await waitFor('the attempt to start', () => emu.deliveries.list()[0]?.state === 'pending');
+      const started = Date.now();
+      await emu.close();
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('takes new triggers through the hook, refusing bad ones with the reason', async () => {
     const emu = await startTestEmulator({ manual: true });
     try {
