@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { orderEnvelopeSchema, shippingUpdateSchema, toProblems, describeIssue } from '../print-service/schema.js';
+import { describeIssue, formatProblems, orderEnvelopeSchema, shippingUpdateSchema, toProblems } from '../print-service/schema.js';
 import type { EmulatorAccount } from './accounts.js';
 import { checkOrder } from './checks.js';
 import type { EmulatorRuntime } from './runtime.js';
 import { apiErrors, isPlainObject, parseJson, readBody, sendJson } from './http.js';
-import { shipmentsOf } from './processor.js';
+import { applyShippingUpdate, shipmentsOf } from './processor.js';
 import type { OrderRecord, ShipmentRecord, StoredOrder } from './store.js';
 
 /** The print service's endpoints (print-service-interface.md "Endpoints", decisions in docs/print-service-api.md). */
@@ -102,10 +102,7 @@ async function create(rt: EmulatorRuntime, account: EmulatorAccount, req: Incomi
   const body = parseJson(text);
   const envelope = orderEnvelopeSchema.safeParse(body, { error: describeIssue });
   if (!envelope.success) {
-    const problems = toProblems(envelope.error);
-    throw apiErrors.badRequest(
-      `the body is not an order: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`,
-    );
+    throw apiErrors.badRequest(`the body is not an order: ${formatProblems(toProblems(envelope.error)).replace(/\n/g, '; ')}`);
   }
   const { destination, orderData } = body as { destination: Record<string, unknown>; orderData: Record<string, unknown> };
   const id = rt.newId();
@@ -163,13 +160,11 @@ async function updateShipping(
   if (shipment.status === 'shipped') {
     throw apiErrors.notAmendable(`shipment ${index} of order ${order.record._id} has shipped; it cannot change`);
   }
-  const update = parsed.data;
-  if (update.shipTo) shipment.shipTo = update.shipTo;
-  if (update.carrier) {
-    const alias = isPlainObject(shipment.carrier) ? shipment.carrier.alias : undefined;
-    shipment.carrier = { ...(typeof alias === 'string' ? { alias } : {}), ...update.carrier };
+  applyShippingUpdate(shipment, parsed.data);
+  if (status === 'submitted') {
+    order.amendments ??= new Map();
+    order.amendments.set(index, [...(order.amendments.get(index) ?? []), parsed.data]);
   }
-  if (update.trackingNumber !== undefined) shipment.trackingNumber = update.trackingNumber;
   order.record.updatedAt = rt.now().toISOString();
   sendJson(res, 200, shipmentResource(order, shipment, index));
 }

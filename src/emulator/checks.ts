@@ -65,7 +65,3 @@ export function checkOrder(input: unknown, account: EmulatorAccount, profile: Sc
 
   return parsed.ok && problems.length === 0 ? { problems, order: parsed.order } : { problems };
 }
-
-export function problemText(problem: SchemaProblem): string {
-  return problem.path ? `${problem.path}: ${problem.message}` : problem.message;
-}

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
-import type { SchemaProfile } from '../print-service/schema.js';
+import { formatProblems, type SchemaProfile, type ShippingUpdate } from '../print-service/schema.js';
 import type { CarrierService, EmulatorAccount } from './accounts.js';
-import { checkOrder, problemText } from './checks.js';
+import { checkOrder } from './checks.js';
 import type { DeliveryService } from './deliveries.js';
 import type { FileFetcher } from './fetcher.js';
 import { apiErrors, isPlainObject } from './http.js';
@@ -194,16 +194,19 @@ export class Processor {
       }
     }
     if (!parsed || problems.length > 0) {
-      this.failSubmission(order, problems.map(problemText));
+      this.failSubmission(order, problems.map((p) => formatProblems([p])));
       return;
     }
     record.destination = parsed.destination;
     record.orderData = {
       ...parsed.orderData,
-      shipments: parsed.orderData.shipments.map(
-        (s, i): ShipmentRecord => ({ ...s, shipmentIndex: i, status: 'pending' }),
-      ),
+      shipments: parsed.orderData.shipments.map((s, i): ShipmentRecord => {
+        const shipment: ShipmentRecord = { ...s, shipmentIndex: i, status: 'pending' };
+        for (const update of order.amendments?.get(i) ?? []) applyShippingUpdate(shipment, update);
+        return shipment;
+      }),
     };
+    order.amendments = undefined;
     this.setStatus(order, 'received');
     this.emit('Order Received', order);
   }
@@ -362,6 +365,16 @@ function filesOf(order: StoredOrder): FileToFetch[] {
     });
   });
   return files;
+}
+
+/** Update shipping: a new address replaces the old one; a carrier keeps the shipment's alias beside its code. */
+export function applyShippingUpdate(shipment: Record<string, unknown>, update: ShippingUpdate): void {
+  if (update.shipTo) shipment.shipTo = update.shipTo;
+  if (update.carrier) {
+    const alias = isPlainObject(shipment.carrier) ? shipment.carrier.alias : undefined;
+    shipment.carrier = { ...(typeof alias === 'string' ? { alias } : {}), ...update.carrier };
+  }
+  if (update.trackingNumber !== undefined) shipment.trackingNumber = update.trackingNumber;
 }
 
 /**

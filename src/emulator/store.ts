@@ -1,3 +1,4 @@
+import type { ShippingUpdate } from '../print-service/schema.js';
 import type { EmulatorAccount } from './accounts.js';
 
 /**
@@ -58,6 +59,11 @@ export interface StoredOrder {
   timer?: NodeJS.Timeout;
   /** The processing step in progress (file fetching is asynchronous). */
   busy?: Promise<void>;
+  /**
+   * Shipping updates made before the submission checks, by shipment index: the checks rebuild the shipments from
+   * the schema (which knows no carrier code or tracking number), so they are applied again afterwards.
+   */
+  amendments?: Map<number, ShippingUpdate[]>;
 }
 
 export class EmulatorStore {

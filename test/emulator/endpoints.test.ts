@@ -269,6 +269,20 @@ describe('update shipping', () => {
     expect(done.body.orderData.shipments[0].trackingNumber).toMatch(/^EM\d{9}GB$/);
   });
 
+  it('keeps an update made before processing through the submission checks', async () => {
+    const id = await createOrder(emu, validOrder('U-5'));
+    const early = await update('U-5', 0, { shipTo: newAddress, carrier: { code: 'ups', service: 'ground' }, trackingNumber: '1Z000' });
+    expect(early.status).toBe(200);
+    expect(early.body).toMatchObject({ shipmentIndex: 0, carrier: { alias: 'standard', code: 'ups', service: 'ground' }, trackingNumber: '1Z000' });
+    const shipped = await advance(id, 'shipped');
+    expect(shipped.body.orderData.shipments[0]).toMatchObject({
+      status: 'shipped',
+      shipTo: { name: 'Grace Hopper', isoCountry: 'US' },
+      carrier: { alias: 'standard', code: 'ups', service: 'ground' },
+      trackingNumber: '1Z000',
+    });
+  });
+
   it('answers 404 for an unknown order or shipment, 400 for a bad index or body', async () => {
     await createOrder(emu, validOrder('U-2'));
     const noOrder = await update('U-404', 0, { trackingNumber: 'T' });
