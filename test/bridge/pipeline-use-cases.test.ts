@@ -159,8 +159,9 @@ describe('submitShopifyOrder', () => {
     expect((await deps.store.get(SHOP, body.admin_graphql_api_id))).toMatchObject({ status: 'submitting', submitAttempts: 1 });
     // Simulate that a create did land meanwhile (e.g. sent just before the process was killed).
     deps.printService.createScript = [];
-    const stored = await deps.printService.create(deps.mapping.map(SHOP, body).ok ? (deps.mapping.map(SHOP, body) as { order: never }).order : (undefined as never));
-    expect(stored._id).toBeTruthy();
+    const mapped = deps.mapping.map(SHOP, body);
+    if (!mapped.ok) throw new Error('the fake mapping should map this order');
+    expect((await deps.printService.create(mapped.order))._id).toBeTruthy();
     const outcome = await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
     expect(outcome).toMatchObject({ kind: 'submitted', reconciled: true });
     expect(deps.printService.count()).toBe(1);

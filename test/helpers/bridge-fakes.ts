@@ -166,7 +166,7 @@ export class FakeMapping implements MappingPort {
   }
 }
 
-export function fakeDeps(redis: Redis, prefix: string, overrides: Partial<BridgeDeps> = {}) {
+export function fakeDeps(redis: Redis, prefix: string) {
   const deps = {
     store: new OrderStore(redis, prefix),
     mapping: new FakeMapping(),
@@ -176,9 +176,8 @@ export function fakeDeps(redis: Redis, prefix: string, overrides: Partial<Bridge
     sessions: { deleted: [] as string[], async deleteShopSessions(shop: string) { this.deleted.push(shop); return 1; } },
     logger: silentLogger,
     clock: () => new Date(),
-    ...overrides,
   };
-  return deps;
+  return deps satisfies BridgeDeps;
 }
 
 let orderCounter = 1000;
