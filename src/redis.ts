@@ -22,7 +22,11 @@ export function createRedis(url: string, role: RedisRole, extra: RedisOptions = 
           enableReadyCheck: true,
           retryStrategy: (times) => Math.min(times * 200, 2_000),
         };
-  return new Redis(url, { lazyConnect: false, ...options, ...extra });
+  const redis = new Redis(url, { lazyConnect: false, ...options, ...extra });
+  // Connection errors surface through the commands that fail (and /readyz); without a listener ioredis prints each
+  // reconnect attempt to stderr.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Resolves once the connection is ready, or rejects after `timeoutMs`. */
