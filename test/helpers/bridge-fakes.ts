@@ -186,7 +186,7 @@ export function shopifyOrderBody(overrides: Record<string, unknown> = {}) {
   orderCounter += 1;
   const n = orderCounter;
   return {
-    id: 5500000000000000000 + n,
+    id: 5_500_000_000 + n,
     admin_graphql_api_id: `gid://shopify/Order/55000000000000${n}`,
     name: `#${n}`,
     order_number: n,
@@ -197,7 +197,7 @@ export function shopifyOrderBody(overrides: Record<string, unknown> = {}) {
     email: 'zoe@example.com',
     shipping_address: { name: 'Zoë Ünal', address1: 'ul. Piotrkowska 1', city: 'Łódź', zip: '90-001', country_code: 'PL', country: 'Poland' },
     line_items: [
-      { id: 14000000000000000 + n, admin_graphql_api_id: `gid://shopify/LineItem/1400000000000${n}`, sku: 'BOOK-A5', title: 'Notebook', quantity: 2, current_quantity: 2 },
+      { id: 14_000_000_000 + n, admin_graphql_api_id: `gid://shopify/LineItem/1400000000000${n}`, sku: 'BOOK-A5', title: 'Notebook', quantity: 2, current_quantity: 2 },
     ],
     ...overrides,
   };

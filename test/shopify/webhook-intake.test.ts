@@ -54,10 +54,10 @@ describe('POST /webhooks', () => {
   });
 
   it('queues a signed webhook once, however often it is delivered', async () => {
-    const body = JSON.stringify({ id: 5512345678901234567, admin_graphql_api_id: 'gid://shopify/Order/5512345678901234567' });
+    const body = '{"id":5512345678901234567,"admin_graphql_api_id":"gid://shopify/Order/5512345678901234567"}';
     const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'dup-1' });
-    const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await (await post(url, body, headers)).json());
+    const answers: { outcome: string }[] = [];
+    for (let i = 0; i < 3; i++) answers.push((await (await post(url, body, headers)).json()) as { outcome: string });
     expect(answers.map((a) => a.outcome)).toEqual(['queued', 'duplicate', 'duplicate']);
     const jobs = await queues.webhooks.getJobs(['waiting']);
     expect(jobs).toHaveLength(1);
@@ -81,7 +81,7 @@ describe('POST /webhooks', () => {
     const body = '{"id":3}';
     const ignored = await post(url, body, signedWebhookHeaders(SECRET, body, { topic: 'products/update' }));
     expect(ignored.status).toBe(200);
-    expect((await ignored.json()).outcome).toBe('ignored');
+    expect(((await ignored.json()) as { outcome: string }).outcome).toBe('ignored');
   });
 });
 
