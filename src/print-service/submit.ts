@@ -26,7 +26,7 @@ export interface SubmitOptions {
  * service stored it (time-out, dropped connection, 500), get-by-source-id decides.
  */
 export async function submitOrder(
-  client: PrintServiceClient,
+  client: Pick<PrintServiceClient, 'create' | 'findBySourceId' | 'backoffDelay' | 'retryPolicy'>,
   order: PrintOrder,
   options: SubmitOptions = {},
 ): Promise<SubmitOutcome> {

@@ -1,0 +1,72 @@
+import { isServiceError } from '../print-service/client.js';
+import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
+import { OrderBusyError } from './errors.js';
+import { type BridgeDeps, TAGS } from './ports.js';
+import { canMove, isSubmittedStatus } from './status.js';
+
+export type CancelOutcome =
+  | { kind: 'cancelled'; atPrinter: boolean }
+  | { kind: 'already-cancelled' }
+  | { kind: 'refused'; reason: string };
+
+/**
+ * Carries a Shopify cancellation to the printer. Before submission nothing needs sending; while a create is in
+ * flight the job waits (retries) for it to settle; after, the print service decides, and a refusal (already printing,
+ * shipped) is shown on the Shopify order as a tag and a note.
+ */
+export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: string): Promise<CancelOutcome> {
+  const link = await deps.store.get(shop, orderId);
+  if (!link || link.status === 'cancelled') return { kind: 'already-cancelled' };
+  if (link.status === 'submitting') {
+    throw new OrderBusyError(`Order ${link.orderName ?? orderId} is being submitted; the cancellation waits for the submission to settle.`);
+  }
+  if (!isSubmittedStatus(link.status) && !link.printOrderId) {
+    await markCancelled(deps, shop, orderId, 'cancelled before submission; nothing was sent to the printer');
+    return { kind: 'cancelled', atPrinter: false };
+  }
+  if (!link.sourceOrderId) return { kind: 'refused', reason: 'no sourceOrderId recorded' };
+
+  try {
+    await deps.printService.cancel(link.sourceOrderId);
+  } catch (error) {
+    if (isServiceError(error, 'OrderAlreadyCancelled')) {
+      await markCancelled(deps, shop, orderId, 'the print service already had it cancelled');
+      return { kind: 'cancelled', atPrinter: true };
+    }
+    if (error instanceof PrintServiceBadRequestError || error instanceof PrintServiceNotFoundError) {
+      const reason = error instanceof PrintServiceBadRequestError ? error.serviceError.message : error.message;
+      await deps.store.update(shop, orderId, (current) =>
+        current
+          ? {
+              link: {
+                ...current,
+                problems: [
+                  ...current.problems.filter((p) => p.kind !== 'cancel-refused'),
+                  { kind: 'cancel-refused', message: `The print service refused the cancellation: ${reason}`, at: deps.clock().toISOString() },
+                ],
+              },
+              history: [{ event: 'cancellation refused by the print service', source: 'print-service', detail: reason }],
+            }
+          : undefined,
+      );
+      await deps.shopify.addTags(shop, orderId, [TAGS.cancelRefused]);
+      await deps.shopify.appendNote(shop, orderId, `print-bridge: the print service refused the cancellation (${reason}). The order may still be produced and shipped.`);
+      return { kind: 'refused', reason };
+    }
+    throw error;
+  }
+  await markCancelled(deps, shop, orderId, `cancelled at the print service (${link.sourceOrderId})`);
+  await deps.shopify.addTags(shop, orderId, [TAGS.cancelled]);
+  return { kind: 'cancelled', atPrinter: true };
+}
+
+async function markCancelled(deps: BridgeDeps, shop: string, orderId: string, detail: string): Promise<void> {
+  await deps.store.update(shop, orderId, (current) =>
+    current && canMove(current.status, 'cancelled')
+      ? {
+          link: { ...current, status: 'cancelled', statusAt: deps.clock().toISOString() },
+          history: [{ event: 'cancelled', source: 'worker', status: 'cancelled', detail }],
+        }
+      : undefined,
+  );
+}

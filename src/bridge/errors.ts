@@ -1,0 +1,40 @@
+/** Failures of the pipeline's own use cases, each saying whether a retry can help. */
+
+export class MappingProblemsError extends Error {
+  readonly retryable = false;
+  constructor(
+    readonly orderName: string,
+    readonly problems: readonly { message: string; subject?: string }[],
+  ) {
+    super(
+      `Order ${orderName} cannot be mapped to a print order; it is held until the mapping is fixed and it is resubmitted:\n` +
+        problems.map((p) => `  - ${p.subject ? `${p.subject}: ` : ''}${p.message}`).join('\n'),
+    );
+    this.name = 'MappingProblemsError';
+  }
+}
+
+export class OrderDataMissingError extends Error {
+  readonly retryable = false;
+  constructor(shop: string, orderId: string, what: string) {
+    super(`Order ${orderId} of ${shop}: ${what}. Nothing was sent; resend the order's webhook or resubmit it from the admin page.`);
+    this.name = 'OrderDataMissingError';
+  }
+}
+
+/** The order is in a state where this step must wait for another to finish (e.g. a cancel while a create is in flight). */
+export class OrderBusyError extends Error {
+  readonly retryable = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'OrderBusyError';
+  }
+}
+
+export class PrintRefusedError extends Error {
+  readonly retryable = false;
+  constructor(message: string) {
+    super(message);
+    this.name = 'PrintRefusedError';
+  }
+}

@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import type { WebhookJob } from '../queue/queues.js';
+import { parseJsonLossless } from '../shopify/json.js';
+import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
+import type { OrderLink } from './order-store.js';
+import type { BridgeDeps } from './ports.js';
+import { canMove, isSubmittedStatus } from './status.js';
+
+export type WebhookOutcome =
+  | { kind: 'scheduled'; orderId: string; submitAt: string }
+  | { kind: 'recorded'; orderId: string; detail: string }
+  | { kind: 'stale'; orderId: string }
+  | { kind: 'cancelled-before-submission'; orderId: string }
+  | { kind: 'cancel-requested'; orderId: string }
+  | { kind: 'amend-requested'; orderId: string }
+  | { kind: 'uninstalled'; droppedJobs: number; sessions: number }
+  | { kind: 'redacted'; orders: number }
+  | { kind: 'data-request'; orders: number }
+  | { kind: 'rejected'; reason: string };
+
+/**
+ * The worker's side of a Shopify webhook. Safe to run any number of times and in any order: bodies are kept by
+ * `updated_at`, statuses only move forward, and jobs it schedules carry ids that make repeats no-ops.
+ */
+export async function handleWebhook(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  switch (job.topic) {
+    case 'orders/create':
+    case 'orders/paid':
+    case 'orders/updated':
+    case 'orders/cancelled':
+      return handleOrderWebhook(deps, job);
+    case 'app/uninstalled':
+      return uninstall(deps, job.shop);
+    case 'customers/redact':
+    case 'shop/redact':
+      return redact(deps, job);
+    case 'customers/data_request':
+      return dataRequest(deps, job);
+    default:
+      return { kind: 'rejected', reason: `topic ${job.topic} is not handled` };
+  }
+}
+
+async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const parsed = parseOrderWebhook(job.body);
+  if (!parsed.ok) {
+    // A signed body we cannot read will not read better next time; the failed job shows it to an operator.
+    throw Object.assign(new Error(`${job.topic} webhook ${job.webhookId} from ${job.shop} is not an order body: ${parsed.message}`), {
+      retryable: false,
+    });
+  }
+  const order = parsed.order;
+  const orderId = order.admin_graphql_api_id;
+  const shop = job.shop;
+  const updatedAt = order.updated_at ?? order.created_at ?? job.receivedAt;
+  const isNewest = await deps.store.saveOrderBody(shop, orderId, updatedAt, job.body);
+
+  const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
+  if (cancelled) return requestCancellation(deps, shop, order, job.topic);
+
+  const settings = deps.mapping.settingsFor(shop);
+  const isTrigger = settings !== undefined && job.topic === settings.on;
+  const now = deps.clock();
+
+  const { link } = await deps.store.update(shop, orderId, (current) => {
+    const base = current ?? deps.store.blank(shop, orderId);
+    const next: OrderLink = {
+      ...base,
+      orderName: order.name ?? base.orderName,
+      shopifyUpdatedAt: isNewest ? normalise(updatedAt) : base.shopifyUpdatedAt,
+    };
+    const history = [{ event: `${job.topic} received`, source: 'shopify' as const, detail: `webhook ${job.webhookId}` }];
+    if (isTrigger && next.status === 'pending' && !next.submitAfter) {
+      next.submitAfter = new Date(now.getTime() + settings.holdMinutes * 60_000).toISOString();
+      history.push({
+        event: 'submission scheduled',
+        source: 'shopify',
+        detail:
+          settings.holdMinutes > 0
+            ? `after the ${settings.holdMinutes}-minute hold window, at ${next.submitAfter}`
+            : 'now (no hold window)',
+      });
+    }
+    // Every delivery is recorded: the history is where a merchant sees which webhooks arrived and when.
+    return { link: next, history };
+  });
+  if (!link) return { kind: 'stale', orderId };
+
+  if (isTrigger && link.status === 'pending' && link.submitAfter) {
+    const delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());
+    await deps.scheduler.submit(shop, orderId, delayMs);
+    return { kind: 'scheduled', orderId, submitAt: link.submitAfter };
+  }
+  if (!isNewest) return { kind: 'stale', orderId };
+
+  if (isSubmittedStatus(link.status) && link.sentShipToHash && settings) {
+    const hash = shippingAddressHash(order);
+    if (hash !== link.sentShipToHash) {
+      await deps.scheduler.amendShipping(shop, orderId, hash);
+      return { kind: 'amend-requested', orderId };
+    }
+  }
+  return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop' };
+}
+
+async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderWebhook, topic: string): Promise<WebhookOutcome> {
+  const orderId = order.admin_graphql_api_id;
+  const { link } = await deps.store.update(shop, orderId, (current) => {
+    const base = current ?? { ...deps.store.blank(shop, orderId), orderName: order.name ?? undefined };
+    if (base.status === 'cancelled' || base.cancelRequested) return undefined;
+    const at = deps.clock().toISOString();
+    const next: OrderLink = { ...base, cancelRequested: { at, by: 'shopify' } };
+    // Nothing has reached the printer yet: the cancellation is complete here, and the submit job will find it.
+    if (!isSubmittedStatus(base.status) && base.status !== 'submitting' && canMove(base.status, 'cancelled')) {
+      return {
+        link: { ...next, status: 'cancelled', statusAt: at },
+        history: [{ event: `${topic} received`, source: 'shopify', status: 'cancelled', detail: 'cancelled before submission; nothing was sent to the printer' }],
+      };
+    }
+    return { link: next, history: [{ event: `${topic} received`, source: 'shopify', detail: 'cancellation requested at the print service' }] };
+  });
+  if (!link) return { kind: 'recorded', orderId, detail: 'cancellation already handled' };
+  if (link.status === 'cancelled') return { kind: 'cancelled-before-submission', orderId };
+  await deps.scheduler.cancel(shop, orderId);
+  return { kind: 'cancel-requested', orderId };
+}
+
+async function uninstall(deps: BridgeDeps, shop: string): Promise<WebhookOutcome> {
+  const [droppedJobs, sessions] = await Promise.all([deps.scheduler.dropPendingForShop(shop), deps.sessions.deleteShopSessions(shop)]);
+  deps.logger.info({ shop, droppedJobs, sessions }, 'app uninstalled: sessions removed and pending jobs dropped');
+  return { kind: 'uninstalled', droppedJobs, sessions };
+}
+
+async function redact(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const body = parseJsonLossless(job.body) as { orders_to_redact?: (string | number)[] };
+  if (job.topic === 'shop/redact') {
+    const ids = await deps.store.orderIdsOfShop(job.shop);
+    for (const orderId of ids) await deps.store.deleteOrder(job.shop, orderId);
+    return { kind: 'redacted', orders: ids.length };
+  }
+  // customers/redact: the order bodies hold the customer's name, address and contact; links and history do not.
+  const orderIds = (body.orders_to_redact ?? []).map((id) => `gid://shopify/Order/${String(id)}`);
+  for (const orderId of orderIds) {
+    await deps.store.deleteOrderBody(job.shop, orderId);
+    await deps.store.note(job.shop, orderId, { event: 'customer data redacted', source: 'shopify' });
+  }
+  return { kind: 'redacted', orders: orderIds.length };
+}
+
+async function dataRequest(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const body = parseJsonLossless(job.body) as { orders_requested?: (string | number)[]; data_request?: { id?: unknown } };
+  const orderIds = (body.orders_requested ?? []).map((id) => `gid://shopify/Order/${String(id)}`);
+  const report: unknown[] = [];
+  for (const orderId of orderIds) {
+    const [link, stored] = await Promise.all([deps.store.get(job.shop, orderId), deps.store.getOrderBody(job.shop, orderId)]);
+    if (link || stored) report.push({ orderId, link, orderBody: stored ? (JSON.parse(stored.body) as unknown) : undefined });
+  }
+  await deps.store.saveDataRequest(job.shop, String(body.data_request?.id ?? job.webhookId), report);
+  return { kind: 'data-request', orders: report.length };
+}
+
+/** A fingerprint of the shipping address, to notice a change after submission. */
+export function shippingAddressHash(order: Pick<OrderWebhook, 'shipping_address'>): string {
+  const a = order.shipping_address;
+  const fields = a
+    ? [a.name, a.company, a.address1, a.address2, a.city, a.zip, a.province, a.province_code, a.country_code, a.phone]
+    : ['(none)'];
+  return createHash('sha256').update(JSON.stringify(fields.map((f) => f ?? ''))).digest('hex').slice(0, 16);
+}
+
+function normalise(value: string): string {
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+}

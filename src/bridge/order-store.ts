@@ -1,0 +1,321 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import type { OrderStatus } from './status.js';
+
+/**
+ * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
+ * print `_id`), its shipments with the Shopify line items in each and their fulfillments, its status, the reasons
+ * shown to the merchant, and a capped history. Redis is the only state; web and worker processes are stateless.
+ *
+ * Writes are compare-and-set on a version number inside one Lua script, so concurrent workers sharing a connection
+ * never lose each other's updates (WATCH is per connection and unsafe with a shared one).
+ */
+
+export interface ShipmentLineItem {
+  /** Shopify line item gid. */
+  lineItemId: string;
+  quantity: number;
+  sku?: string;
+  title?: string;
+}
+
+export interface ShipmentLink {
+  index: number;
+  lineItems: ShipmentLineItem[];
+  status: 'pending' | 'shipped';
+  trackingNumber?: string;
+  carrier?: { alias?: string; code?: string; service?: string };
+  shippedAt?: string;
+  /** Shopify fulfillment gid, once fulfilled. */
+  fulfillmentId?: string;
+  /** The tracking number the fulfillment carries in Shopify. */
+  fulfilledTrackingNumber?: string;
+}
+
+export interface Problem {
+  /** Machine-readable kind: mapping, validation, submission-error, print-error, cancel-refused, ... */
+  kind: string;
+  message: string;
+  /** What the problem is about, e.g. a line item or a field. */
+  subject?: string;
+  at: string;
+}
+
+export interface OrderLink {
+  shop: string;
+  /** Shopify order gid (`gid://shopify/Order/…`): exact, unlike the numeric id in webhook bodies. */
+  orderId: string;
+  orderName?: string;
+  status: OrderStatus;
+  statusAt: string;
+  sourceOrderId?: string;
+  printOrderId?: string;
+  /** `updated_at` of the newest order version applied. */
+  shopifyUpdatedAt?: string;
+  /** Creates sent so far; above 0 means the next one must ask the service first. */
+  submitAttempts: number;
+  /** End of the hold window. */
+  submitAfter?: string;
+  cancelRequested?: { at: string; by: 'shopify' | 'print-service' | 'operator' };
+  /** Fingerprint of the shipping address the printer has, to notice a change after submission. */
+  sentShipToHash?: string;
+  problems: Problem[];
+  shipments: ShipmentLink[];
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+export interface HistoryEntry {
+  at: string;
+  event: string;
+  source: 'shopify' | 'print-service' | 'worker' | 'operator';
+  status?: OrderStatus;
+  detail?: string;
+}
+
+export interface Mutation {
+  link: OrderLink;
+  history?: Omit<HistoryEntry, 'at'>[];
+}
+
+export const HISTORY_LIMIT = 200;
+const WEBHOOK_SEEN_SECONDS = 8 * 24 * 3600;
+
+// KEYS: link, updatedIndex, statusIndexOld, statusIndexNew, history, sourceIndex (or "" when none)
+// ARGV: expectedVersion, json, member, updatedScore, statusScore, historyLimit, sourceMember, history...
+const CAS_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+local version = 0
+if current then version = tonumber(cjson.decode(current).version) end
+if version ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+if KEYS[3] ~= KEYS[4] then redis.call('ZREM', KEYS[3], ARGV[3]) end
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[3])
+for i = 8, #ARGV do redis.call('LPUSH', KEYS[5], ARGV[i]) end
+redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[6]) - 1)
+if ARGV[7] ~= '' then redis.call('SET', KEYS[6], ARGV[7]) end
+return 1
+`;
+
+// KEYS: body key. ARGV: updatedAt (ISO), raw body. Keeps only the newest version by Shopify's updated_at.
+const SAVE_BODY_SCRIPT = `
+local stored = redis.call('HGET', KEYS[1], 'updatedAt')
+if stored and stored >= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1], 'body', ARGV[2])
+return 1
+`;
+
+export class OrderStoreConflictError extends Error {
+  readonly retryable = true;
+  constructor(shop: string, orderId: string) {
+    super(`Order ${orderId} of ${shop} kept changing under concurrent updates; the job will retry.`);
+    this.name = 'OrderStoreConflictError';
+  }
+}
+
+export class OrderStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private key(...parts: string[]): string {
+    return `${this.prefix}${parts.join(':')}`;
+  }
+
+  private member(shop: string, orderId: string): string {
+    return `${shop}|${orderId}`;
+  }
+
+  async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
+    const raw = await this.redis.get(this.key('link', shop, orderId));
+    return raw ? (JSON.parse(raw) as OrderLink) : undefined;
+  }
+
+  /** A new record for an order seen for the first time. */
+  blank(shop: string, orderId: string): OrderLink {
+    const now = this.clock().toISOString();
+    return {
+      shop,
+      orderId,
+      status: 'pending',
+      statusAt: now,
+      submitAttempts: 0,
+      problems: [],
+      shipments: [],
+      createdAt: now,
+      updatedAt: now,
+      version: 0,
+    };
+  }
+
+  /**
+   * Reads, lets `mutate` decide, and writes only if nobody wrote in between; otherwise reads again. `mutate` returns
+   * undefined to change nothing. Returns the stored link (new or unchanged).
+   */
+  async update(
+    shop: string,
+    orderId: string,
+    mutate: (current: OrderLink | undefined) => Mutation | undefined,
+  ): Promise<{ link: OrderLink | undefined; changed: boolean }> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      // Contenders that lost spread out instead of colliding again on the next read.
+      if (attempt > 0) await sleep(Math.random() * Math.min(50, 2 * attempt));
+      const current = await this.get(shop, orderId);
+      const mutation = mutate(current ? structuredClone(current) : undefined);
+      if (!mutation) return { link: current, changed: false };
+      const now = this.clock();
+      const link: OrderLink = { ...mutation.link, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 };
+      const member = this.member(shop, orderId);
+      const history = (mutation.history ?? []).map((h) => JSON.stringify({ at: now.toISOString(), ...h }));
+      const written = (await this.redis.eval(
+        CAS_SCRIPT,
+        6,
+        this.key('link', shop, orderId),
+        this.key('index', 'updated'),
+        this.key('index', 'status', current?.status ?? link.status),
+        this.key('index', 'status', link.status),
+        this.key('history', shop, orderId),
+        link.sourceOrderId ? this.key('source', link.sourceOrderId) : this.key('source', '-'),
+        String(current?.version ?? 0),
+        JSON.stringify(link),
+        member,
+        String(now.getTime()),
+        String(Date.parse(link.statusAt) || now.getTime()),
+        String(HISTORY_LIMIT),
+        link.sourceOrderId && link.sourceOrderId !== current?.sourceOrderId ? member : '',
+        ...history,
+      )) as number;
+      if (written === 1) return { link, changed: true };
+    }
+    throw new OrderStoreConflictError(shop, orderId);
+  }
+
+  async history(shop: string, orderId: string, limit = HISTORY_LIMIT): Promise<HistoryEntry[]> {
+    const raw = await this.redis.lrange(this.key('history', shop, orderId), 0, limit - 1);
+    return raw.map((r) => JSON.parse(r) as HistoryEntry);
+  }
+
+  /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
+  async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
+    const key = this.key('history', shop, orderId);
+    await this.redis
+      .multi()
+      .lpush(key, JSON.stringify({ at: this.clock().toISOString(), ...entry }))
+      .ltrim(key, 0, HISTORY_LIMIT - 1)
+      .exec();
+  }
+
+  async findBySourceOrderId(sourceOrderId: string): Promise<OrderLink | undefined> {
+    const member = await this.redis.get(this.key('source', sourceOrderId));
+    if (!member) return undefined;
+    const [shop, orderId] = splitMember(member);
+    return this.get(shop, orderId);
+  }
+
+  async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
+    const member = await this.redis.get(this.key('print', printOrderId));
+    if (!member) return undefined;
+    const [shop, orderId] = splitMember(member);
+    return this.get(shop, orderId);
+  }
+
+  async indexPrintOrderId(link: OrderLink): Promise<void> {
+    if (link.printOrderId) await this.redis.set(this.key('print', link.printOrderId), this.member(link.shop, link.orderId));
+  }
+
+  /** Newest first; with a status, only orders in it. */
+  async list(options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    const index = options.status ? this.key('index', 'status', options.status) : this.key('index', 'updated');
+    const offset = options.offset ?? 0;
+    const limit = options.limit ?? 50;
+    const [total, members] = await Promise.all([
+      this.redis.zcard(index),
+      this.redis.zrevrange(index, offset, offset + limit - 1),
+    ]);
+    if (members.length === 0) return { total, links: [] };
+    const raws = await this.redis.mget(members.map((m) => this.key('link', ...splitMember(m))));
+    return { total, links: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink) };
+  }
+
+  async countByStatus(statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    const counts = await Promise.all(statuses.map((s) => this.redis.zcard(this.key('index', 'status', s))));
+    return Object.fromEntries(statuses.map((s, i) => [s, counts[i] ?? 0]));
+  }
+
+  /** Keeps the newest version of a Shopify order body by `updated_at`; returns whether this one was newer. */
+  async saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
+    const result = await this.redis.eval(SAVE_BODY_SCRIPT, 1, this.key('body', shop, orderId), normaliseTime(updatedAt), rawBody);
+    return result === 1;
+  }
+
+  async getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {
+    const [updatedAt, body] = await this.redis.hmget(this.key('body', shop, orderId), 'updatedAt', 'body');
+    return updatedAt && body ? { updatedAt, body } : undefined;
+  }
+
+  /** Records a webhook id; false when it was seen within the last days (a repeat delivery). */
+  async markWebhookSeen(webhookId: string): Promise<boolean> {
+    return (await this.redis.set(this.key('webhook', webhookId), '1', 'EX', WEBHOOK_SEEN_SECONDS, 'NX')) === 'OK';
+  }
+
+  async isWebhookSeen(webhookId: string): Promise<boolean> {
+    return (await this.redis.exists(this.key('webhook', webhookId))) === 1;
+  }
+
+  /** Keeps the answer to a customer data request for an operator to send on (30 days). */
+  async saveDataRequest(shop: string, requestId: string, report: unknown): Promise<void> {
+    await this.redis.set(this.key('data-request', shop, requestId), JSON.stringify(report), 'EX', 30 * 24 * 3600);
+  }
+
+  async getDataRequest(shop: string, requestId: string): Promise<unknown> {
+    const raw = await this.redis.get(this.key('data-request', shop, requestId));
+    return raw ? (JSON.parse(raw) as unknown) : undefined;
+  }
+
+  /** Every order of a shop (for redaction and uninstall). */
+  async orderIdsOfShop(shop: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.key('link', shop, '*'), 'COUNT', 500);
+      cursor = next;
+      const head = this.key('link', shop, '');
+      ids.push(...keys.map((k) => k.slice(head.length)));
+    } while (cursor !== '0');
+    return ids;
+  }
+
+  /** Deletes the stored Shopify order body, which holds the customer's personal data. */
+  async deleteOrderBody(shop: string, orderId: string): Promise<void> {
+    await this.redis.del(this.key('body', shop, orderId));
+  }
+
+  /** Removes every trace of an order (shop redaction). */
+  async deleteOrder(shop: string, orderId: string): Promise<void> {
+    const link = await this.get(shop, orderId);
+    const member = this.member(shop, orderId);
+    const multi = this.redis
+      .multi()
+      .del(this.key('link', shop, orderId), this.key('body', shop, orderId), this.key('history', shop, orderId))
+      .zrem(this.key('index', 'updated'), member);
+    if (link) multi.zrem(this.key('index', 'status', link.status), member);
+    if (link?.sourceOrderId) multi.del(this.key('source', link.sourceOrderId));
+    if (link?.printOrderId) multi.del(this.key('print', link.printOrderId));
+    await multi.exec();
+  }
+}
+
+function splitMember(member: string): [string, string] {
+  const at = member.indexOf('|');
+  return [member.slice(0, at), member.slice(at + 1)];
+}
+
+/** ISO strings compare correctly as text only in one zone and form; Shopify sends offsets (`-04:00`). */
+export function normaliseTime(value: string): string {
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+}

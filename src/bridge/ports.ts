@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import type { PrintServiceClient } from '../print-service/client.js';
+import type { PrintOrder } from '../print-service/schema.js';
+import type { OrderStore, ShipmentLineItem } from './order-store.js';
+
+/**
+ * What the use cases need from the outside, as narrow interfaces: tests pass in-memory fakes, the app passes the
+ * real mapping registry, print-service client, Admin API and queues.
+ */
+
+export interface SubmitSettings {
+  on: 'orders/create' | 'orders/paid';
+  holdMinutes: number;
+  validate: boolean;
+}
+
+export interface PlannedShipment {
+  index: number;
+  lineItems: ShipmentLineItem[];
+}
+
+export type MapOutcome =
+  | {
+      ok: true;
+      order: PrintOrder;
+      /** Which Shopify line items, and how many of each, travel in each print shipment. */
+      shipments: PlannedShipment[];
+      /** Line items left out (ignored or unmapped with `unmapped: skip`), with why. */
+      leftOut: { lineItemId: string; reason: string }[];
+    }
+  | { ok: false; problems: { message: string; subject?: string }[] };
+
+export interface MappingPort {
+  /** The submit settings of the mapping file serving this shop; undefined when no file serves it. */
+  settingsFor(shop: string): SubmitSettings | undefined;
+  /** Maps a Shopify order (the parsed webhook body, ids above 2^53 as strings). */
+  map(shop: string, order: unknown): MapOutcome;
+}
+
+/** The effects the pipeline has in Shopify. Every call must be idempotent (tags are a set, notes are de-duplicated). */
+export interface ShopifyEffects {
+  addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
+  removeTags(shop: string, orderId: string, tags: string[]): Promise<void>;
+  appendNote(shop: string, orderId: string, line: string): Promise<void>;
+}
+
+export interface Scheduler {
+  /** A submit job after `delayMs`; the same (shop, order, generation) twice is one job. */
+  submit(shop: string, orderId: string, delayMs: number, generation?: number): Promise<void>;
+  cancel(shop: string, orderId: string): Promise<void>;
+  amendShipping(shop: string, orderId: string, generation: string): Promise<void>;
+  /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
+  dropPendingForShop(shop: string): Promise<number>;
+}
+
+export type PrintServicePort = Pick<
+  PrintServiceClient,
+  'validate' | 'create' | 'findBySourceId' | 'getBySourceId' | 'cancel' | 'updateShipping' | 'backoffDelay' | 'retryPolicy'
+>;
+
+export interface SessionsPort {
+  deleteShopSessions(shop: string): Promise<number>;
+}
+
+export interface BridgeDeps {
+  store: OrderStore;
+  mapping: MappingPort;
+  printService: PrintServicePort;
+  shopify: ShopifyEffects;
+  scheduler: Scheduler;
+  sessions: SessionsPort;
+  logger: Logger;
+  clock: () => Date;
+}
+
+export const TAGS = {
+  submitted: 'print-bridge:submitted',
+  needsMapping: 'print-bridge:needs-mapping',
+  error: 'print-bridge:error',
+  cancelled: 'print-bridge:cancelled',
+  cancelRefused: 'print-bridge:cancel-refused',
+  received: 'print-bridge:received',
+  printReady: 'print-bridge:print-ready',
+  shipped: 'print-bridge:shipped',
+} as const;

@@ -1,0 +1,187 @@
+import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
+import { submitOrder } from '../print-service/submit.js';
+import { parseJsonLossless } from '../shopify/json.js';
+import { parseOrderWebhook } from '../shopify/order-webhook.js';
+import { MappingProblemsError, OrderDataMissingError, PrintRefusedError } from './errors.js';
+import { shippingAddressHash } from './handle-webhook.js';
+import type { OrderLink, Problem } from './order-store.js';
+import { type BridgeDeps, TAGS } from './ports.js';
+import { canMove, isSubmittedStatus } from './status.js';
+
+export type SubmitShopifyOutcome =
+  | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
+  | { kind: 'already-submitted'; sourceOrderId?: string; printOrderId?: string }
+  | { kind: 'cancelled'; detail: string };
+
+/**
+ * Maps the newest stored version of a Shopify order and submits it exactly once. Each step records what it did
+ * before the next begins, so a job that dies anywhere and runs again picks up where it was: a create that may have
+ * been sent is reconciled with get-by-source-id, never repeated blindly.
+ */
+export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId: string): Promise<SubmitShopifyOutcome> {
+  const link = await deps.store.get(shop, orderId);
+  if (!link) throw new OrderDataMissingError(shop, orderId, 'the app has no record of this order');
+  if (link.status === 'cancelled') return { kind: 'cancelled', detail: 'the order was cancelled before submission; nothing was sent' };
+  if (isSubmittedStatus(link.status)) {
+    await markSubmittedInShopify(deps, link);
+    return { kind: 'already-submitted', sourceOrderId: link.sourceOrderId, printOrderId: link.printOrderId };
+  }
+  if (link.cancelRequested && link.status !== 'submitting') {
+    await setStatus(deps, link, 'cancelled', 'cancelled in Shopify before submission; nothing was sent to the printer');
+    return { kind: 'cancelled', detail: 'cancelled before submission' };
+  }
+
+  const stored = await deps.store.getOrderBody(shop, orderId);
+  if (!stored) throw new OrderDataMissingError(shop, orderId, 'the order body is not stored (it may have been redacted)');
+  const parsedBody = parseOrderWebhook(stored.body);
+  const orderName = link.orderName ?? orderId;
+  const settings = deps.mapping.settingsFor(shop);
+  const mapped = settings
+    ? deps.mapping.map(shop, parseJsonLossless(stored.body))
+    : ({ ok: false, problems: [{ message: `no mapping file serves ${shop} (add its domain to a file's shops, or a "*" file)` }] } as const);
+
+  if (!mapped.ok) {
+    await recordProblems(deps, link, 'held', 'mapping', mapped.problems, TAGS.needsMapping);
+    throw new MappingProblemsError(orderName, mapped.problems);
+  }
+  const order = mapped.order;
+  const sourceOrderId = order.orderData.sourceOrderId;
+  if (!sourceOrderId) {
+    const problems = [{ subject: 'order.sourceOrderId', message: 'rendered empty; every order needs a sourceOrderId' }];
+    await recordProblems(deps, link, 'held', 'mapping', problems, TAGS.needsMapping);
+    throw new MappingProblemsError(orderName, problems);
+  }
+
+  if (settings?.validate && link.status !== 'submitting') {
+    try {
+      await deps.printService.validate(order);
+    } catch (error) {
+      if (error instanceof PrintServiceBadRequestError) {
+        const problems = error.serviceError.validations?.length
+          ? error.serviceError.validations.map((v) => ({ subject: v.path, message: v.message }))
+          : [{ message: error.serviceError.message }];
+        await recordProblems(deps, link, 'error', 'validation', problems, TAGS.error);
+        throw new PrintRefusedError(`The print service found order ${orderName} invalid: ${problems.map((p) => p.message).join('; ')}`);
+      }
+      throw error;
+    }
+  }
+
+  // Recorded before the create: if this process dies after sending, the next run knows to ask first.
+  const reconcileFirst = link.submitAttempts > 0;
+  const { link: submitting } = await deps.store.update(shop, orderId, (current) => {
+    if (!current || current.status === 'cancelled' || isSubmittedStatus(current.status)) return undefined;
+    const at = deps.clock().toISOString();
+    return {
+      link: {
+        ...current,
+        status: 'submitting',
+        statusAt: current.status === 'submitting' ? current.statusAt : at,
+        sourceOrderId,
+        submitAttempts: current.submitAttempts + 1,
+        shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),
+        sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
+        problems: current.problems.filter((p) => p.kind !== 'mapping' && p.kind !== 'validation'),
+      },
+      history:
+        current.status === 'submitting'
+          ? [{ event: 'submission retried', source: 'worker' as const, detail: `attempt ${current.submitAttempts + 1}; asking the print service first` }]
+          : [{ event: 'submitting', source: 'worker' as const, status: 'submitting' as const, detail: `as ${sourceOrderId}${mapped.leftOut.length ? `; left out: ${mapped.leftOut.map((l) => `${l.lineItemId} (${l.reason})`).join(', ')}` : ''}` }],
+    };
+  });
+  if (!submitting || submitting.status !== 'submitting') {
+    return submitShopifyOrder(deps, shop, orderId);
+  }
+
+  let printOrderId: string;
+  let reconciled = false;
+  try {
+    const outcome = await submitOrder(deps.printService, order, { reconcileFirst });
+    if (outcome.kind === 'created') {
+      printOrderId = outcome.acknowledgement._id;
+    } else {
+      printOrderId = outcome.order._id;
+      reconciled = true;
+    }
+  } catch (error) {
+    if (error instanceof PrintServiceError && !error.retryable) {
+      const message = error.message;
+      await recordProblems(deps, submitting, 'error', 'submission', [{ message }], TAGS.error);
+      throw new PrintRefusedError(`Order ${orderName} was refused by the print service: ${message}`);
+    }
+    throw error;
+  }
+
+  const { link: submitted } = await deps.store.update(shop, orderId, (current) => {
+    if (!current || !canMove(current.status, 'submitted')) {
+      // A postback may already have moved it on; only fill in the ids.
+      return current && !current.printOrderId ? { link: { ...current, printOrderId } } : undefined;
+    }
+    return {
+      link: { ...current, status: 'submitted', statusAt: deps.clock().toISOString(), printOrderId },
+      history: [
+        {
+          event: 'submitted',
+          source: 'worker',
+          status: 'submitted',
+          detail: reconciled
+            ? `the print service already had ${sourceOrderId} (_id ${printOrderId}); nothing new was created`
+            : `acknowledged as _id ${printOrderId}`,
+        },
+      ],
+    };
+  });
+  const finalLink = submitted ?? submitting;
+  await deps.store.indexPrintOrderId({ ...finalLink, printOrderId });
+  if (finalLink.cancelRequested) await deps.scheduler.cancel(shop, orderId);
+  await markSubmittedInShopify(deps, finalLink);
+  deps.logger.info({ shop, orderId, sourceOrderId, printOrderId, reconciled }, 'order submitted to the print service');
+  return { kind: 'submitted', sourceOrderId, printOrderId, reconciled };
+}
+
+async function markSubmittedInShopify(deps: BridgeDeps, link: OrderLink): Promise<void> {
+  await deps.shopify.addTags(link.shop, link.orderId, [TAGS.submitted]);
+  await deps.shopify.removeTags(link.shop, link.orderId, [TAGS.needsMapping, TAGS.error]);
+}
+
+async function setStatus(deps: BridgeDeps, link: OrderLink, status: 'cancelled', detail: string): Promise<void> {
+  await deps.store.update(link.shop, link.orderId, (current) =>
+    current && canMove(current.status, status)
+      ? { link: { ...current, status, statusAt: deps.clock().toISOString() }, history: [{ event: status, source: 'worker', status, detail }] }
+      : undefined,
+  );
+}
+
+/** Keeps the reasons on the order for the merchant, and tags the Shopify order so the problem shows there too. */
+export async function recordProblems(
+  deps: BridgeDeps,
+  link: OrderLink,
+  status: 'held' | 'error',
+  kind: string,
+  problems: readonly { message: string; subject?: string }[],
+  tag: string,
+): Promise<void> {
+  const at = deps.clock().toISOString();
+  const entries: Problem[] = problems.map((p) => ({ kind, message: p.message, subject: p.subject, at }));
+  await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current) return undefined;
+    const moved = canMove(current.status, status) || current.status === status;
+    return {
+      link: {
+        ...current,
+        status: moved ? status : current.status,
+        statusAt: moved && current.status !== status ? at : current.statusAt,
+        problems: [...current.problems.filter((p) => p.kind !== kind), ...entries],
+      },
+      history: [
+        {
+          event: kind === 'mapping' ? 'held: mapping problems' : `${kind} failed`,
+          source: 'worker',
+          status: moved ? status : undefined,
+          detail: problems.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)).join('; '),
+        },
+      ],
+    };
+  });
+  await deps.shopify.addTags(link.shop, link.orderId, [tag]);
+}

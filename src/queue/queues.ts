@@ -1,0 +1,73 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
+
+/**
+ * The queues and their job shapes. Job data is parsed with zod when a worker takes it: it crossed a process boundary
+ * through Redis and may have been written by an older version of the app.
+ */
+
+export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events' } as const;
+
+export const webhookJobSchema = z.object({
+  topic: z.string(),
+  shop: z.string(),
+  webhookId: z.string(),
+  apiVersion: z.string().optional(),
+  receivedAt: z.string(),
+  /** The raw body: ids above 2^53 must survive until a parser that keeps them exact reads it. */
+  body: z.string(),
+});
+export type WebhookJob = z.infer<typeof webhookJobSchema>;
+
+export const orderJobSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('submit'), shop: z.string(), orderId: z.string(), reason: z.string().default('webhook') }),
+  z.object({ kind: z.literal('cancel'), shop: z.string(), orderId: z.string() }),
+  z.object({ kind: z.literal('amend-shipping'), shop: z.string(), orderId: z.string() }),
+]);
+export type OrderJob = z.infer<typeof orderJobSchema>;
+
+export interface Queues {
+  webhooks: Queue<WebhookJob>;
+  orders: Queue<OrderJob>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: JOB_ATTEMPTS,
+  backoff: { type: BACKOFF_TYPE },
+  // Completed jobs are kept a while so a repeated add with the same id stays a no-op, and for the dashboard.
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  // Failed jobs are what an operator looks at: keep them for a month.
+  removeOnFail: { age: 30 * 24 * 3600 },
+};
+
+export function createQueues(connection: Redis, prefix: string): Queues {
+  const options = { connection, prefix: bullPrefix(prefix), defaultJobOptions: DEFAULT_JOB_OPTIONS };
+  const webhooks = new Queue<WebhookJob>(QUEUE_NAMES.webhooks, options);
+  const orders = new Queue<OrderJob>(QUEUE_NAMES.orders, options);
+  return {
+    webhooks,
+    orders,
+    async close() {
+      await Promise.all([webhooks.close(), orders.close()]);
+    },
+  };
+}
+
+/** BullMQ keys live under the app's prefix too, so one Redis can host several installs and test runs. */
+export function bullPrefix(prefix: string): string {
+  return `${prefix}bull`;
+}
+
+/**
+ * A job id from parts. BullMQ reserves ':' in custom ids, and Shopify gids are full of them.
+ */
+export function jobId(...parts: string[]): string {
+  return parts.map((p) => p.replace(/:/g, '_')).join('|');
+}
+
+export function submitJobId(shop: string, orderId: string, generation = 0): string {
+  return jobId('submit', shop, orderId, String(generation));
+}

@@ -1,0 +1,43 @@
+import type { Scheduler } from '../bridge/ports.js';
+import { jobId, type Queues, submitJobId } from './queues.js';
+
+/** The pipeline's Scheduler on BullMQ: job ids make a repeated request one job. */
+export class QueueScheduler implements Scheduler {
+  constructor(private readonly queues: Queues) {}
+
+  async submit(shop: string, orderId: string, delayMs: number, generation = 0): Promise<void> {
+    await this.queues.orders.add(
+      'submit',
+      { kind: 'submit', shop, orderId, reason: generation ? 'resubmit' : 'webhook' },
+      { jobId: submitJobId(shop, orderId, generation), delay: Math.max(0, Math.round(delayMs)) },
+    );
+  }
+
+  async cancel(shop: string, orderId: string): Promise<void> {
+    await this.queues.orders.add('cancel', { kind: 'cancel', shop, orderId }, { jobId: jobId('cancel', shop, orderId) });
+  }
+
+  async amendShipping(shop: string, orderId: string, generation: string): Promise<void> {
+    await this.queues.orders.add(
+      'amend-shipping',
+      { kind: 'amend-shipping', shop, orderId },
+      { jobId: jobId('amend', shop, orderId, generation) },
+    );
+  }
+
+  async dropPendingForShop(shop: string): Promise<number> {
+    let dropped = 0;
+    for (const queue of [this.queues.orders, this.queues.webhooks]) {
+      const jobs = await queue.getJobs(['delayed', 'waiting', 'prioritized']);
+      for (const job of jobs) {
+        if ((job.data as { shop?: string }).shop !== shop) continue;
+        // A job that became active meanwhile cannot be removed; it runs and finds the shop's sessions gone.
+        await job.remove().then(
+          () => (dropped += 1),
+          () => undefined,
+        );
+      }
+    }
+    return dropped;
+  }
+}

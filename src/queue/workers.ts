@@ -1,0 +1,89 @@
+import { type Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { amendShipping } from '../bridge/amend-shipping.js';
+import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
+import { handleWebhook } from '../bridge/handle-webhook.js';
+import type { BridgeDeps } from '../bridge/ports.js';
+import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
+import { bullPrefix, orderJobSchema, QUEUE_NAMES, webhookJobSchema } from './queues.js';
+import { backoffDelay, BACKOFF_TYPE, runWithRetrySemantics } from './retry.js';
+
+export interface WorkerOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency?: number;
+  /** How long a job's lock lasts; a worker killed mid-job gives its jobs back after about this long. */
+  lockDurationMs?: number;
+  logger: Logger;
+}
+
+export interface Workers {
+  workers: Worker[];
+  /** Stops taking jobs, lets running ones finish, then closes. */
+  close(): Promise<void>;
+}
+
+/** Job processors: thin, they parse the job and call a use case; retry semantics come from the error's class. */
+export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers {
+  const common = {
+    connection: options.connection,
+    prefix: bullPrefix(options.prefix),
+    concurrency: options.concurrency ?? 8,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
+    settings: {
+      backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
+        type === BACKOFF_TYPE ? backoffDelay(attemptsMade, error) : backoffDelay(attemptsMade),
+    },
+  };
+
+  const webhooks = new Worker(
+    QUEUE_NAMES.webhooks,
+    async (job: Job) => {
+      const data = webhookJobSchema.parse(job.data);
+      return runWithRetrySemantics(() =>
+        handleWebhook({ ...deps, logger: deps.logger.child({ jobId: job.id, topic: data.topic, shop: data.shop }) }, data),
+      );
+    },
+    common,
+  );
+
+  const orders = new Worker(
+    QUEUE_NAMES.orders,
+    async (job: Job) => {
+      const data = orderJobSchema.parse(job.data);
+      const scoped = { ...deps, logger: deps.logger.child({ jobId: job.id, kind: data.kind, shop: data.shop, orderId: data.orderId }) };
+      return runWithRetrySemantics(async () => {
+        switch (data.kind) {
+          case 'submit':
+            return submitShopifyOrder(scoped, data.shop, data.orderId);
+          case 'cancel':
+            return cancelPrintOrder(scoped, data.shop, data.orderId);
+          case 'amend-shipping':
+            return amendShipping(scoped, data.shop, data.orderId);
+        }
+      });
+    },
+    common,
+  );
+
+  for (const worker of [webhooks, orders]) {
+    worker.on('failed', (job, error) => {
+      const data = job?.data as { shop?: string; orderId?: string; topic?: string } | undefined;
+      const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
+      options.logger[final ? 'error' : 'warn'](
+        { queue: worker.name, jobId: job?.id, shop: data?.shop, orderId: data?.orderId, topic: data?.topic, attemptsMade: job?.attemptsMade, err: { message: error.message, name: error.name } },
+        final ? 'job failed for good' : 'job failed; it will be retried',
+      );
+    });
+    worker.on('error', (error) => options.logger.error({ queue: worker.name, err: { message: error.message } }, 'worker error'));
+  }
+
+  return {
+    workers: [webhooks, orders],
+    async close() {
+      await Promise.all([webhooks.close(), orders.close()]);
+    },
+  };
+}

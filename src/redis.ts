@@ -1,0 +1,50 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * Two kinds of connection. Request paths (webhook intake, postbacks) must fail fast so the caller answers 503 and
+ * the sender retries; workers must wait out a Redis restart instead of failing jobs (BullMQ requires
+ * `maxRetriesPerRequest: null` for them).
+ */
+export type RedisRole = 'request' | 'worker';
+
+export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}): Redis {
+  const options: RedisOptions =
+    role === 'request'
+      ? {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          commandTimeout: 2_000,
+          connectTimeout: 2_000,
+          retryStrategy: (times) => Math.min(times * 100, 1_000),
+        }
+      : {
+          maxRetriesPerRequest: null,
+          enableReadyCheck: true,
+          retryStrategy: (times) => Math.min(times * 200, 2_000),
+        };
+  const redis = new Redis(url, { lazyConnect: false, ...options, ...extra });
+  // Connection errors surface through the commands that fail (and /readyz); without a listener ioredis prints each
+  // reconnect attempt to stderr.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** Resolves once the connection is ready, or rejects after `timeoutMs`. */
+export async function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`Redis did not become ready within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+    };
+    redis.on('ready', onReady);
+  });
+}

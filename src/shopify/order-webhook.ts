@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { parseJsonLossless } from './json.js';
+
+/**
+ * The parts of an order webhook body (REST JSON) that the pipeline itself reads. The mapping engine receives the
+ * whole body; this schema only guards what the bridge relies on. Ids are read from the lossless parse, so numeric ids
+ * may arrive as strings when they exceed 2^53.
+ */
+const id = z.union([z.number(), z.string()]).transform(String);
+
+const addressSchema = z
+  .object({
+    name: z.string().nullish(),
+    first_name: z.string().nullish(),
+    last_name: z.string().nullish(),
+    company: z.string().nullish(),
+    address1: z.string().nullish(),
+    address2: z.string().nullish(),
+    city: z.string().nullish(),
+    zip: z.string().nullish(),
+    province: z.string().nullish(),
+    province_code: z.string().nullish(),
+    country: z.string().nullish(),
+    country_code: z.string().nullish(),
+    phone: z.string().nullish(),
+  })
+  .loose();
+
+export const orderWebhookSchema = z
+  .object({
+    id,
+    admin_graphql_api_id: z.string().regex(/^gid:\/\/shopify\/Order\/\d+$/, 'must be an Order gid'),
+    name: z.string().nullish(),
+    order_number: z.union([z.number(), z.string()]).nullish(),
+    updated_at: z.string().nullish(),
+    created_at: z.string().nullish(),
+    cancelled_at: z.string().nullish(),
+    financial_status: z.string().nullish(),
+    shipping_address: addressSchema.nullish(),
+    line_items: z
+      .array(
+        z
+          .object({
+            id,
+            admin_graphql_api_id: z.string().nullish(),
+            sku: z.string().nullish(),
+            title: z.string().nullish(),
+            quantity: z.number(),
+            current_quantity: z.number().nullish(),
+          })
+          .loose(),
+      )
+      .default([]),
+  })
+  .loose();
+export type OrderWebhook = z.infer<typeof orderWebhookSchema>;
+export type ShopifyAddress = z.infer<typeof addressSchema>;
+
+export type ParsedOrderWebhook = { ok: true; order: OrderWebhook; raw: unknown } | { ok: false; message: string };
+
+/** Reads an order webhook body; the REST `{"order": ...}` wrapper is accepted too. */
+export function parseOrderWebhook(rawBody: string): ParsedOrderWebhook {
+  let raw: unknown;
+  try {
+    raw = parseJsonLossless(rawBody);
+  } catch (error) {
+    return { ok: false, message: `the body is not JSON: ${(error as Error).message}` };
+  }
+  if (raw && typeof raw === 'object' && 'order' in raw && !('admin_graphql_api_id' in raw)) raw = (raw as { order: unknown }).order;
+  const parsed = orderWebhookSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      message: parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '),
+    };
+  }
+  return { ok: true, order: parsed.data, raw };
+}
+
+/** A line item's gid, built from its id when the body has none (older API versions). */
+export function lineItemGid(item: OrderWebhook['line_items'][number]): string {
+  return item.admin_graphql_api_id ?? `gid://shopify/LineItem/${item.id}`;
+}

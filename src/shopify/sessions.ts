@@ -1,0 +1,62 @@
+import { Session, type Shopify } from '@shopify/shopify-api';
+import { RedisSessionStorage } from '@shopify/shopify-app-session-storage-redis';
+
+/**
+ * Shopify sessions in Redis through the official storage. The app only needs offline sessions: an access token per
+ * store that the worker uses for Admin API calls, obtained by OAuth or registered with `shops add` for a custom app.
+ */
+export class ShopSessions {
+  readonly storage: RedisSessionStorage;
+
+  constructor(
+    private readonly shopify: Shopify,
+    redisUrl: string,
+    prefix: string,
+  ) {
+    this.storage = new RedisSessionStorage(redisUrl, { sessionKeyPrefix: `${prefix}shopify-session` });
+  }
+
+  async ready(): Promise<void> {
+    await this.storage.ready;
+  }
+
+  /** The store's offline access token, or undefined when the app is not installed there. */
+  async accessToken(shop: string): Promise<string | undefined> {
+    const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+    return session?.accessToken;
+  }
+
+  async storeSession(session: Session): Promise<void> {
+    await this.storage.storeSession(session);
+  }
+
+  /** Registers a custom app's Admin API access token as the store's offline session. */
+  async addCustomAppToken(shop: string, token: string, scopes: readonly string[]): Promise<Session> {
+    const session = new Session({
+      id: this.shopify.session.getOfflineId(shop),
+      shop,
+      state: 'custom-app',
+      isOnline: false,
+      accessToken: token,
+      scope: scopes.join(','),
+    });
+    await this.storage.storeSession(session);
+    return session;
+  }
+
+  async deleteShopSessions(shop: string): Promise<number> {
+    const sessions = await this.storage.findSessionsByShop(shop);
+    if (sessions.length) await this.storage.deleteSessions(sessions.map((s) => s.id));
+    return sessions.length;
+  }
+
+  async close(): Promise<void> {
+    await this.storage.disconnect();
+  }
+}
+
+/** `acme` or `acme.myshopify.com` → `acme.myshopify.com`; undefined for anything else. */
+export function normaliseShopDomain(shopify: Shopify, input: string): string | undefined {
+  const candidate = input.includes('.') ? input.trim().toLowerCase() : `${input.trim().toLowerCase()}.myshopify.com`;
+  return shopify.utils.sanitizeShop(candidate, false) ?? undefined;
+}

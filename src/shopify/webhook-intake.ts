@@ -1,0 +1,86 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { WebhookJob } from '../queue/queues.js';
+
+/** The topics the app subscribes to (shopify.app.toml) and acts on. */
+export const HANDLED_TOPICS = [
+  'orders/create',
+  'orders/paid',
+  'orders/updated',
+  'orders/cancelled',
+  'app/uninstalled',
+  'customers/data_request',
+  'customers/redact',
+  'shop/redact',
+] as const;
+export type HandledTopic = (typeof HANDLED_TOPICS)[number];
+
+export function isHandledTopic(topic: string): topic is HandledTopic {
+  return (HANDLED_TOPICS as readonly string[]).includes(topic);
+}
+
+export type WebhookVerification =
+  | { valid: true; topic: string; shop: string; webhookId: string; apiVersion?: string }
+  | { valid: false; reason: 'invalid_hmac' | 'missing_hmac' | 'missing_body' | 'missing_headers'; missingHeaders?: string[] };
+
+export interface WebhookIntakeDeps {
+  verify: (rawBody: string, headers: IncomingHttpHeaders) => Promise<WebhookVerification>;
+  isSeen: (webhookId: string) => Promise<boolean>;
+  markSeen: (webhookId: string) => Promise<unknown>;
+  /** Resolves once the job is in Redis. */
+  enqueue: (job: WebhookJob) => Promise<unknown>;
+  clock?: () => Date;
+}
+
+export type IntakeResult =
+  | { status: 200; outcome: 'queued' | 'duplicate' | 'ignored'; topic?: string; webhookId?: string }
+  | { status: 400; outcome: 'bad-body' | 'bad-headers'; message: string }
+  | { status: 401; outcome: 'unauthorized'; message: string }
+  | { status: 503; outcome: 'unavailable'; message: string };
+
+/**
+ * `POST /webhooks`: verify, deduplicate, enqueue, answer. The 2xx goes out only after the job is durably in Redis;
+ * when Redis cannot take it the answer is 503 so Shopify delivers again. Nothing slow happens here: no Admin API
+ * call, no print-service call.
+ */
+export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, headers: IncomingHttpHeaders): Promise<IntakeResult> {
+  const verification = await deps.verify(rawBody, headers);
+  if (!verification.valid) {
+    if (verification.reason === 'missing_headers') {
+      return { status: 400, outcome: 'bad-headers', message: `missing headers: ${verification.missingHeaders?.join(', ')}` };
+    }
+    if (verification.reason === 'missing_body') return { status: 400, outcome: 'bad-body', message: 'empty body' };
+    return { status: 401, outcome: 'unauthorized', message: 'HMAC signature missing or wrong' };
+  }
+  try {
+    JSON.parse(rawBody);
+  } catch {
+    return { status: 400, outcome: 'bad-body', message: 'the body is not JSON' };
+  }
+  const topic = verification.topic.toLowerCase();
+  if (!isHandledTopic(topic)) return { status: 200, outcome: 'ignored', topic, webhookId: verification.webhookId };
+
+  try {
+    if (await deps.isSeen(verification.webhookId)) {
+      return { status: 200, outcome: 'duplicate', topic, webhookId: verification.webhookId };
+    }
+    await deps.enqueue({
+      topic,
+      shop: verification.shop,
+      webhookId: verification.webhookId,
+      apiVersion: verification.apiVersion,
+      receivedAt: (deps.clock?.() ?? new Date()).toISOString(),
+      body: rawBody,
+    });
+    // Marked only after the job is stored: marking first and then failing to enqueue would drop the retry.
+    await deps.markSeen(verification.webhookId);
+  } catch (error) {
+    return { status: 503, outcome: 'unavailable', message: `could not queue the webhook: ${(error as Error).message}` };
+  }
+  return { status: 200, outcome: 'queued', topic, webhookId: verification.webhookId };
+}
+
+/** The header names Shopify uses, read case-insensitively. */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,22 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Shopify } from '@shopify/shopify-api';
+import type { WebhookVerification } from './webhook-intake.js';
+
+/** Webhook HMAC verification through the Shopify library (constant-time comparison of X-Shopify-Hmac-Sha256). */
+export function libraryWebhookVerifier(shopify: Shopify) {
+  return async (rawBody: string, headers: IncomingHttpHeaders): Promise<WebhookVerification> => {
+    // The node adapter only reads headers, method and url from the request.
+    const rawRequest = { headers, method: 'POST', url: '/webhooks' } as unknown as IncomingMessage;
+    const result = await shopify.webhooks.validate({ rawBody, rawRequest, rawResponse: {} as ServerResponse });
+    if (!result.valid) {
+      return {
+        valid: false,
+        reason: result.reason as Extract<WebhookVerification, { valid: false }>['reason'],
+        missingHeaders: 'missingHeaders' in result ? (result.missingHeaders as string[]) : undefined,
+      };
+    }
+    const topicHeader = headers['x-shopify-topic'];
+    const topic = (Array.isArray(topicHeader) ? topicHeader[0] : topicHeader) ?? result.topic;
+    return { valid: true, topic, shop: result.domain, webhookId: result.webhookId, apiVersion: result.apiVersion };
+  };
+}

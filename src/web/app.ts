@@ -1,0 +1,71 @@
+import express, { type Express, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { acceptWebhook, type WebhookIntakeDeps } from '../shopify/webhook-intake.js';
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<{ ok: boolean; detail?: string }>;
+}
+
+export interface WebDeps {
+  logger: Logger;
+  webhooks: WebhookIntakeDeps;
+  readiness: ReadinessCheck[];
+  /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
+  mount?: (app: Express) => void;
+}
+
+/** The web role: fast, stateless request handling that verifies, queues and answers. */
+export function createWebApp(deps: WebDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+
+  app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), async (req: Request, res: Response) => {
+    const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    const result = await acceptWebhook(deps.webhooks, rawBody, req.headers);
+    const log = deps.logger.child({ route: 'webhooks', webhookId: req.get('x-shopify-webhook-id'), topic: req.get('x-shopify-topic'), shop: req.get('x-shopify-shop-domain') });
+    if (result.status === 200) {
+      log.debug({ outcome: result.outcome }, 'webhook accepted');
+      res.status(200).json({ ok: true, outcome: result.outcome });
+    } else {
+      log[result.status === 503 ? 'error' : 'warn']({ outcome: result.outcome, reason: result.message }, 'webhook refused');
+      res.status(result.status).json({ ok: false, error: result.message });
+    }
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const results = await Promise.all(
+      deps.readiness.map(async (r) => {
+        try {
+          return { name: r.name, ...(await withTimeout(r.check(), 2_000)) };
+        } catch (error) {
+          return { name: r.name, ok: false, detail: (error as Error).message };
+        }
+      }),
+    );
+    const ok = results.every((r) => r.ok);
+    res.status(ok ? 200 : 503).json({ ok, checks: results });
+  });
+
+  deps.mount?.(app);
+
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ ok: false, error: 'not found' });
+  });
+  // Express 5 forwards rejected promises here; never leak a stack trace.
+  app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: unknown) => {
+    const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
+    if (status === 500) deps.logger.error({ err: { message: error.message, name: error.name } }, 'request failed');
+    res.status(status).json({ ok: false, error: status === 500 ? 'internal error' : error.message });
+  });
+  return app;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+}

@@ -1,0 +1,246 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { amendShipping } from '../../src/bridge/amend-shipping.js';
+import { cancelPrintOrder } from '../../src/bridge/cancel-print-order.js';
+import { MappingProblemsError, OrderBusyError, PrintRefusedError } from '../../src/bridge/errors.js';
+import { handleWebhook } from '../../src/bridge/handle-webhook.js';
+import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
+import { PrintServiceBadRequestError, PrintServiceNetworkError, PrintServiceUnavailableError } from '../../src/print-service/errors.js';
+import type { WebhookJob } from '../../src/queue/queues.js';
+import { fakeDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
+import { testRedis } from '../helpers/redis.js';
+
+const { redis, prefix, cleanup } = testRedis('use-cases');
+afterAll(cleanup);
+const SHOP = 'acme.myshopify.com';
+let webhookCounter = 0;
+
+function job(topic: string, body: unknown): WebhookJob {
+  webhookCounter += 1;
+  return { topic, shop: SHOP, webhookId: `wh-${webhookCounter}`, receivedAt: new Date().toISOString(), body: JSON.stringify(body) };
+}
+
+function setup() {
+  return fakeDeps(redis, `${prefix}${Math.random().toString(36).slice(2, 8)}:`);
+}
+
+describe('handleWebhook', () => {
+  it('schedules the submission on the mapping\'s topic, after the hold window, once', async () => {
+    const deps = setup();
+    deps.mapping.settings = { on: 'orders/paid', holdMinutes: 30, validate: false };
+    const body = shopifyOrderBody();
+    expect(await handleWebhook(deps, job('orders/create', body))).toMatchObject({ kind: 'recorded' });
+    const scheduled = await handleWebhook(deps, job('orders/paid', body));
+    expect(scheduled).toMatchObject({ kind: 'scheduled', orderId: body.admin_graphql_api_id });
+    await handleWebhook(deps, job('orders/paid', body));
+    const submits = deps.scheduler.calls.filter((c) => c.kind === 'submit');
+    expect(submits).toHaveLength(2); // same job id twice: the queue keeps one
+    expect(submits[0]!.delayMs).toBeGreaterThan(29 * 60_000);
+    expect(submits[1]!.delayMs).toBeLessThanOrEqual(submits[0]!.delayMs!);
+    const link = await deps.store.get(SHOP, body.admin_graphql_api_id);
+    expect(link).toMatchObject({ status: 'pending', orderName: body.name });
+    const history = await deps.store.history(SHOP, body.admin_graphql_api_id);
+    expect(history.map((h) => h.event)).toEqual(['orders/paid received', 'submission scheduled', 'orders/paid received', 'orders/create received']);
+  });
+
+  it('keeps the newest body when webhooks arrive out of order', async () => {
+    const deps = setup();
+    const old = shopifyOrderBody();
+    const newer = { ...old, updated_at: '2026-11-21T11:00:00-05:00', shipping_address: { ...old.shipping_address, city: 'Kraków' } };
+    await handleWebhook(deps, job('orders/updated', newer));
+    expect(await handleWebhook(deps, job('orders/paid', old))).toMatchObject({ kind: 'scheduled' });
+    const stored = await deps.store.getOrderBody(SHOP, old.admin_graphql_api_id);
+    expect(JSON.parse(stored!.body).shipping_address.city).toBe('Kraków');
+  });
+
+  it('cancels before submission without sending anything', async () => {
+    const deps = setup();
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    expect(await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:05:00-05:00' }))).toMatchObject({
+      kind: 'cancelled-before-submission',
+    });
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'cancelled' });
+    expect(deps.printService.creates).toBe(0);
+  });
+
+  it('removes sessions and pending jobs on uninstall', async () => {
+    const deps = setup();
+    deps.scheduler.dropped = 3;
+    expect(await handleWebhook(deps, job('app/uninstalled', { id: 1 }))).toEqual({ kind: 'uninstalled', droppedJobs: 3, sessions: 1 });
+    expect(deps.sessions.deleted).toEqual([SHOP]);
+  });
+
+  it('redacts customer data and answers data requests from what is stored', async () => {
+    const deps = setup();
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    const numericId = body.admin_graphql_api_id.split('/').pop()!;
+    const request = await handleWebhook(deps, {
+      ...job('customers/data_request', {}),
+      body: `{"shop_domain":"${SHOP}","orders_requested":[${numericId}],"data_request":{"id":9999}}`,
+    });
+    expect(request).toEqual({ kind: 'data-request', orders: 1 });
+    const report = (await deps.store.getDataRequest(SHOP, '9999')) as { orderId: string; orderBody: { email: string } }[];
+    expect(report[0]).toMatchObject({ orderId: body.admin_graphql_api_id, orderBody: { email: 'zoe@example.com' } });
+
+    const redacted = await handleWebhook(deps, { ...job('customers/redact', {}), body: `{"orders_to_redact":[${numericId}]}` });
+    expect(redacted).toEqual({ kind: 'redacted', orders: 1 });
+    expect(await deps.store.getOrderBody(SHOP, body.admin_graphql_api_id)).toBeUndefined();
+    expect(await deps.store.get(SHOP, body.admin_graphql_api_id)).toBeDefined();
+
+    expect(await handleWebhook(deps, job('shop/redact', { shop_domain: SHOP }))).toEqual({ kind: 'redacted', orders: 1 });
+    expect(await deps.store.get(SHOP, body.admin_graphql_api_id)).toBeUndefined();
+  });
+
+  it('refuses a body that is not an order, permanently', async () => {
+    const deps = setup();
+    await expect(handleWebhook(deps, job('orders/paid', { id: 1 }))).rejects.toMatchObject({ retryable: false });
+  });
+});
+
+describe('submitShopifyOrder', () => {
+  async function paidOrder(deps: ReturnType<typeof setup>, overrides: Record<string, unknown> = {}) {
+    const body = shopifyOrderBody(overrides);
+    await handleWebhook(deps, job('orders/paid', body));
+    return body;
+  }
+
+  it('submits once, records the link and tags the order', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps);
+    const outcome = await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
+    expect(outcome).toMatchObject({ kind: 'submitted', sourceOrderId: `acme-${body.order_number}`, reconciled: false });
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'already-submitted' });
+    expect(deps.printService.count()).toBe(1);
+    const link = await deps.store.get(SHOP, body.admin_graphql_api_id);
+    expect(link).toMatchObject({ status: 'submitted', sourceOrderId: `acme-${body.order_number}`, submitAttempts: 1 });
+    expect(link!.shipments).toEqual([{ index: 0, status: 'pending', lineItems: [{ lineItemId: body.line_items[0]!.admin_graphql_api_id, quantity: 2, sku: 'BOOK-A5' }] }]);
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:submitted']);
+    expect((await deps.store.findByPrintOrderId(link!.printOrderId!))?.orderId).toBe(body.admin_graphql_api_id);
+  });
+
+  it('holds an order with mapping problems, with the reason, and submits it once fixed', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps, { line_items: [{ id: 7, admin_graphql_api_id: 'gid://shopify/LineItem/7', sku: null, title: 'Mystery', quantity: 1 }] });
+    const error = await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MappingProblemsError);
+    expect((error as MappingProblemsError).retryable).toBe(false);
+    expect((error as Error).message).toContain('line item 7 (Mystery): no product rule matches this line item');
+    const held = await deps.store.get(SHOP, body.admin_graphql_api_id);
+    expect(held).toMatchObject({ status: 'held', problems: [{ kind: 'mapping', subject: 'line item 7 (Mystery)' }] });
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:needs-mapping']);
+    expect(deps.printService.creates).toBe(0);
+
+    deps.mapping.map = ((original) => (shop: string, b: unknown) => {
+      (b as { line_items: { sku: string }[] }).line_items[0]!.sku = 'FIXED';
+      return original(shop, b);
+    })(deps.mapping.map.bind(deps.mapping));
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:submitted']);
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.problems).toEqual([]);
+  });
+
+  it('reconciles after a create whose outcome was lost, creating nothing twice', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps);
+    deps.printService.createScript = [{ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: true }];
+    const outcome = await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
+    expect(outcome).toMatchObject({ kind: 'submitted', reconciled: true });
+    expect(deps.printService.count()).toBe(1);
+    expect(deps.printService.creates).toBe(1);
+  });
+
+  it('after a crash mid-submission, the next run asks first', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps);
+    // First run: the create is stored but the job "dies" with a retryable error after every in-job attempt.
+    deps.printService.createScript = Array.from({ length: 5 }, () => ({ error: new PrintServiceUnavailableError('create', 503, undefined), store: false }));
+    await expect(submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).rejects.toBeInstanceOf(PrintServiceUnavailableError);
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))).toMatchObject({ status: 'submitting', submitAttempts: 1 });
+    // Simulate that a create did land meanwhile (e.g. sent just before the process was killed).
+    deps.printService.createScript = [];
+    const mapped = deps.mapping.map(SHOP, body);
+    if (!mapped.ok) throw new Error('the fake mapping should map this order');
+    expect((await deps.printService.create(mapped.order))._id).toBeTruthy();
+    const outcome = await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
+    expect(outcome).toMatchObject({ kind: 'submitted', reconciled: true });
+    expect(deps.printService.count()).toBe(1);
+  });
+
+  it('fails permanently with the reasons when validate refuses', async () => {
+    const deps = setup();
+    deps.mapping.settings = { on: 'orders/paid', holdMinutes: 0, validate: true };
+    const body = await paidOrder(deps);
+    deps.printService.validateError = new PrintServiceBadRequestError('validate', 400, {
+      name: 'ValidationError', code: 4001, message: 'Order is not valid', validations: [{ path: 'orderData.items[0].sku', message: 'SKU BOOK-A5 is not set up' }],
+    });
+    await expect(submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).rejects.toBeInstanceOf(PrintRefusedError);
+    expect(await deps.store.get(SHOP, body.admin_graphql_api_id)).toMatchObject({
+      status: 'error',
+      problems: [{ kind: 'validation', subject: 'orderData.items[0].sku', message: 'SKU BOOK-A5 is not set up' }],
+    });
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:error']);
+    expect(deps.printService.creates).toBe(0);
+  });
+
+  it('retries tagging after a Shopify failure without submitting again', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps);
+    deps.shopify.failNext = 1;
+    await expect(submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).rejects.toMatchObject({ retryable: true });
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'already-submitted' });
+    expect(deps.printService.creates).toBe(1);
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:submitted']);
+  });
+});
+
+describe('cancelPrintOrder and amendShipping', () => {
+  async function submitted(deps: ReturnType<typeof setup>) {
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
+    return body;
+  }
+
+  it('cancels at the print service after submission', async () => {
+    const deps = setup();
+    const body = await submitted(deps);
+    expect(await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T12:00:00Z' }))).toMatchObject({ kind: 'cancel-requested' });
+    expect(deps.scheduler.kinds()).toContain('cancel');
+    expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'cancelled', atPrinter: true });
+    expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'already-cancelled' });
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.status).toBe('cancelled');
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toContain('print-bridge:cancelled');
+  });
+
+  it('shows a refused cancellation on the Shopify order', async () => {
+    const deps = setup();
+    const body = await submitted(deps);
+    deps.printService.cancelError = new PrintServiceBadRequestError('cancel', 400, { name: 'OrderNotCancellable', code: 4005, message: 'the order has shipped' });
+    expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'refused', reason: 'the order has shipped' });
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toContain('print-bridge:cancel-refused');
+    expect(deps.shopify.notes.get(body.admin_graphql_api_id)?.[0]).toContain('refused the cancellation (the order has shipped)');
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))).toMatchObject({ status: 'submitted', problems: [{ kind: 'cancel-refused' }] });
+  });
+
+  it('waits while a create is in flight', async () => {
+    const deps = setup();
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    await deps.store.update(SHOP, body.admin_graphql_api_id, (c) => ({ link: { ...c!, status: 'submitting' } }));
+    await expect(cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).rejects.toBeInstanceOf(OrderBusyError);
+  });
+
+  it('sends a changed address to every shipment after submission, and only once', async () => {
+    const deps = setup();
+    const body = await submitted(deps);
+    const moved = { ...body, updated_at: '2026-11-21T12:00:00-05:00', shipping_address: { ...body.shipping_address, address1: 'ul. Nowa 5', city: 'Kraków', zip: '30-001' } };
+    expect(await handleWebhook(deps, job('orders/updated', moved))).toMatchObject({ kind: 'amend-requested' });
+    expect(await amendShipping(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'amended', shipments: [0] });
+    const printOrder = [...deps.printService.orders.values()][0]!;
+    expect(printOrder.shipTo[0]).toMatchObject({ address1: 'ul. Nowa 5', town: 'Kraków', postcode: '30-001' });
+    expect(await amendShipping(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'unchanged' });
+    // The same version delivered again changes nothing.
+    expect(await handleWebhook(deps, job('orders/updated', moved))).toMatchObject({ kind: 'stale' });
+  });
+});

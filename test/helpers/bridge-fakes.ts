@@ -1,0 +1,204 @@
+import { PrintServiceClient } from '../../src/print-service/client.js';
+import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../../src/print-service/errors.js';
+import type { Acknowledgement, OrderRecord, PrintOrder } from '../../src/print-service/schema.js';
+import { OrderStore } from '../../src/bridge/order-store.js';
+import type { BridgeDeps, MapOutcome, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
+import { silentLogger } from '../../src/logger.js';
+import type { Redis } from 'ioredis';
+import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
+
+/** In-memory stand-ins for the use cases' ports, recording what they were asked to do. */
+
+export class FakeShopify implements ShopifyEffects {
+  tags = new Map<string, Set<string>>();
+  notes = new Map<string, string[]>();
+  failNext = 0;
+  async addTags(_shop: string, orderId: string, tags: string[]) {
+    this.maybeFail();
+    const set = this.tags.get(orderId) ?? new Set<string>();
+    tags.forEach((t) => set.add(t));
+    this.tags.set(orderId, set);
+  }
+  async removeTags(_shop: string, orderId: string, tags: string[]) {
+    this.maybeFail();
+    tags.forEach((t) => this.tags.get(orderId)?.delete(t));
+  }
+  async appendNote(_shop: string, orderId: string, line: string) {
+    const lines = this.notes.get(orderId) ?? [];
+    if (!lines.includes(line)) lines.push(line);
+    this.notes.set(orderId, lines);
+  }
+  tagsOf(orderId: string): string[] {
+    return [...(this.tags.get(orderId) ?? [])].sort();
+  }
+  private maybeFail() {
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      throw Object.assign(new Error('Shopify is throttling'), { retryable: true });
+    }
+  }
+}
+
+export class FakeScheduler implements Scheduler {
+  calls: { kind: string; shop: string; orderId: string; delayMs?: number; generation?: string | number }[] = [];
+  dropped = 0;
+  async submit(shop: string, orderId: string, delayMs: number, generation = 0) {
+    this.calls.push({ kind: 'submit', shop, orderId, delayMs, generation });
+  }
+  async cancel(shop: string, orderId: string) {
+    this.calls.push({ kind: 'cancel', shop, orderId });
+  }
+  async amendShipping(shop: string, orderId: string, generation: string) {
+    this.calls.push({ kind: 'amend-shipping', shop, orderId, generation });
+  }
+  async dropPendingForShop() {
+    return this.dropped;
+  }
+  kinds(): string[] {
+    return this.calls.map((c) => c.kind);
+  }
+}
+
+/** A tiny print service in memory: stores creates, answers lookups, cancels and amends by its rules. */
+export class FakePrintService implements PrintServicePort {
+  orders = new Map<string, { record: OrderRecord; shipTo: unknown[] }>();
+  creates = 0;
+  /** Scripted failures for the next creates: an error to throw, optionally after storing. */
+  createScript: { error: Error; store: boolean }[] = [];
+  validateError?: Error;
+  cancelError?: Error;
+  amendError?: Error;
+  private readonly helper = new PrintServiceClient({ baseUrl: 'http://fake.invalid', token: 't', secret: 's', retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+  readonly retryPolicy = this.helper.retryPolicy;
+  backoffDelay = (attempt: number) => attempt;
+
+  async validate(_order: unknown) {
+    if (this.validateError) throw this.validateError;
+    return { valid: true as const };
+  }
+  async create(order: unknown): Promise<Acknowledgement> {
+    this.creates += 1;
+    const o = order as PrintOrder;
+    const scripted = this.createScript.shift();
+    if (!scripted || scripted.store) {
+      const _id = (this.orders.size + 1).toString(16).padStart(24, '0');
+      this.orders.set(`${o.orderData.sourceOrderId}#${this.orders.size}`, {
+        record: { _id, status: 'received', destination: o.destination, orderData: o.orderData as never },
+        shipTo: o.orderData.shipments.map((s) => s.shipTo),
+      });
+      if (!scripted) return { _id, url: `http://fake/${_id}`, timestamp: new Date().toISOString(), sourceAccountId: 'acc' };
+    }
+    throw scripted.error;
+  }
+  async findBySourceId(id: string) {
+    return [...this.orders.values()].find((o) => o.record.orderData.sourceOrderId === id)?.record;
+  }
+  async getBySourceId(id: string) {
+    const found = await this.findBySourceId(id);
+    if (!found) throw new PrintServiceNotFoundError('getBySourceId', id);
+    return found;
+  }
+  async cancel(id: string) {
+    if (this.cancelError) throw this.cancelError;
+    const found = [...this.orders.values()].find((o) => o.record.orderData.sourceOrderId === id);
+    if (!found) throw new PrintServiceNotFoundError('cancel', id);
+    if (found.record.status === 'cancelled') {
+      throw new PrintServiceBadRequestError('cancel', 400, { name: 'OrderAlreadyCancelled', code: 4004, message: 'already cancelled' });
+    }
+    found.record.status = 'cancelled';
+    return found.record;
+  }
+  async updateShipping(id: string, index: number, body: unknown) {
+    if (this.amendError) throw this.amendError;
+    const found = [...this.orders.values()].find((o) => o.record.orderData.sourceOrderId === id);
+    if (!found || index >= found.shipTo.length) throw new PrintServiceNotFoundError('updateShipping', id);
+    found.shipTo[index] = (body as { shipTo: unknown }).shipTo;
+    return { shipmentIndex: index, sourceOrderId: id, items: [], shipTo: found.shipTo[index] as never };
+  }
+  count(): number {
+    return this.orders.size;
+  }
+}
+
+/**
+ * A mapping that turns every line item with a SKU into one print item, one shipment, and reports a problem for a
+ * line without SKU: enough to drive the pipeline without the mapping engine.
+ */
+export class FakeMapping implements MappingPort {
+  settings: SubmitSettings | undefined = { on: 'orders/paid', holdMinutes: 0, validate: false };
+  settingsFor() {
+    return this.settings;
+  }
+  map(shop: string, body: unknown): MapOutcome {
+    const order = body as OrderWebhook & { shipping_address?: Record<string, string> };
+    const problems = order.line_items
+      .filter((l) => !l.sku)
+      .map((l) => ({ subject: `line item ${l.id} (${l.title ?? ''})`, message: 'no product rule matches this line item' }));
+    if (problems.length) return { ok: false, problems };
+    const a = order.shipping_address ?? {};
+    const printOrder: PrintOrder = {
+      destination: { name: 'demo-printer' },
+      orderData: {
+        sourceOrderId: `${shop.split('.')[0]}-${String(order.order_number)}`,
+        items: order.line_items.map((l) => ({
+          sourceItemId: String(l.id),
+          sku: l.sku!,
+          quantity: l.quantity,
+          shipmentIndex: 0,
+          components: [{ code: 'cover', path: `https://files.example.com/${l.sku}.pdf`, fetch: true, localFile: false, preflight: false, duplicate: 1 }],
+        })),
+        shipments: [
+          {
+            canShipEarly: true,
+            shipTo: { name: a.name ?? 'x', address1: a.address1 ?? 'x', town: a.city ?? 'x', postcode: a.zip ?? 'x', isoCountry: a.country_code ?? 'GB' },
+            returnAddress: { name: 'Returns', address1: '1 Mill Lane', town: 'Leeds', postcode: 'LS1 1AA', isoCountry: 'GB' },
+            carrier: { alias: 'standard' },
+          },
+        ],
+      },
+    };
+    return {
+      ok: true,
+      order: printOrder,
+      shipments: [{ index: 0, lineItems: order.line_items.map((l) => ({ lineItemId: l.admin_graphql_api_id ?? '', quantity: l.quantity, sku: l.sku ?? undefined })) }],
+      leftOut: [],
+    };
+  }
+}
+
+export function fakeDeps(redis: Redis, prefix: string) {
+  const deps = {
+    store: new OrderStore(redis, prefix),
+    mapping: new FakeMapping(),
+    printService: new FakePrintService(),
+    shopify: new FakeShopify(),
+    scheduler: new FakeScheduler(),
+    sessions: { deleted: [] as string[], async deleteShopSessions(shop: string) { this.deleted.push(shop); return 1; } },
+    logger: silentLogger,
+    clock: () => new Date(),
+  };
+  return deps satisfies BridgeDeps;
+}
+
+let orderCounter = 1000;
+/** A Shopify order webhook body, written for the project's tests (REST JSON). */
+export function shopifyOrderBody(overrides: Record<string, unknown> = {}) {
+  orderCounter += 1;
+  const n = orderCounter;
+  return {
+    id: 5_500_000_000 + n,
+    admin_graphql_api_id: `gid://shopify/Order/55000000000000${n}`,
+    name: `#${n}`,
+    order_number: n,
+    created_at: '2026-11-21T10:00:00-05:00',
+    updated_at: '2026-11-21T10:00:00-05:00',
+    cancelled_at: null,
+    financial_status: 'paid',
+    email: 'zoe@example.com',
+    shipping_address: { name: 'Zoë Ünal', address1: 'ul. Piotrkowska 1', city: 'Łódź', zip: '90-001', country_code: 'PL', country: 'Poland' },
+    line_items: [
+      { id: 14_000_000_000 + n, admin_graphql_api_id: `gid://shopify/LineItem/1400000000000${n}`, sku: 'BOOK-A5', title: 'Notebook', quantity: 2, current_quantity: 2 },
+    ],
+    ...overrides,
+  };
+}

@@ -1,0 +1,132 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrderStore } from '../../src/bridge/order-store.js';
+import { silentLogger } from '../../src/logger.js';
+import { createQueues, type Queues } from '../../src/queue/queues.js';
+import { createRedis } from '../../src/redis.js';
+import { createShopifyApi } from '../../src/shopify/shopify-api.js';
+import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
+import { createWebApp } from '../../src/web/app.js';
+import { testRedis } from '../helpers/redis.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+import { startPrivateRedis } from '../helpers/private-redis.js';
+
+const SECRET = 'shpss_intake_test_secret';
+const shopify = createShopifyApi({ apiKey: 'key', apiSecret: SECRET, appUrl: 'https://app.example.com', scopes: ['read_orders'], apiVersion: '2026-01' });
+const verify = libraryWebhookVerifier(shopify);
+
+async function listen(app: ReturnType<typeof createWebApp>): Promise<{ url: string; server: Server }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+function post(url: string, body: string, headers: Record<string, string>) {
+  return fetch(`${url}/webhooks`, { method: 'POST', body, headers });
+}
+
+describe('POST /webhooks', () => {
+  const { redis, prefix, cleanup } = testRedis('intake');
+  let queues: Queues;
+  let url: string;
+  let server: Server;
+  beforeAll(async () => {
+    const store = new OrderStore(redis, prefix);
+    queues = createQueues(redis, prefix);
+    const app = createWebApp({
+      logger: silentLogger,
+      readiness: [],
+      webhooks: {
+        verify,
+        isSeen: (id) => store.isWebhookSeen(id),
+        markSeen: (id) => store.markWebhookSeen(id),
+        enqueue: (job) => queues.webhooks.add(job.topic, job, { jobId: `wh|${job.webhookId}` }),
+      },
+    });
+    ({ url, server } = await listen(app));
+  });
+  afterAll(async () => {
+    server.close();
+    await queues.close();
+    await cleanup();
+  });
+
+  it('queues a signed webhook once, however often it is delivered', async () => {
+    const body = '{"id":5512345678901234567,"admin_graphql_api_id":"gid://shopify/Order/5512345678901234567"}';
+    const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'dup-1' });
+    const answers: { outcome: string }[] = [];
+    for (let i = 0; i < 3; i++) answers.push((await (await post(url, body, headers)).json()) as { outcome: string });
+    expect(answers.map((a) => a.outcome)).toEqual(['queued', 'duplicate', 'duplicate']);
+    const jobs = await queues.webhooks.getJobs(['waiting']);
+    expect(jobs).toHaveLength(1);
+    // The raw body is kept as sent, so the 19-digit id is still exact for the worker.
+    expect(jobs[0]!.data).toMatchObject({ topic: 'orders/paid', shop: 'acme.myshopify.com', webhookId: 'dup-1', body });
+  });
+
+  it('refuses a bad or missing HMAC with 401 and queues nothing', async () => {
+    const body = '{"id":1}';
+    const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid' });
+    expect((await post(url, body, { ...headers, 'x-shopify-hmac-sha256': 'AAAA' })).status).toBe(401);
+    const { 'x-shopify-hmac-sha256': _omit, ...unsigned } = headers;
+    expect((await post(url, body, unsigned)).status).toBe(401);
+    expect((await post(url, '{"id":2}', headers)).status).toBe(401);
+    expect(signedWebhookHeaders('another-secret', body, { topic: 'orders/paid' })['x-shopify-hmac-sha256']).not.toBe(headers['x-shopify-hmac-sha256']);
+  });
+
+  it('answers 400 for a signed body that is not JSON, and ignores unknown topics', async () => {
+    const text = 'not json';
+    expect((await post(url, text, signedWebhookHeaders(SECRET, text, { topic: 'orders/paid' }))).status).toBe(400);
+    const body = '{"id":3}';
+    const ignored = await post(url, body, signedWebhookHeaders(SECRET, body, { topic: 'products/update' }));
+    expect(ignored.status).toBe(200);
+    expect(((await ignored.json()) as { outcome: string }).outcome).toBe('ignored');
+  });
+});
+
+describe('POST /webhooks when Redis is down', () => {
+  it('answers 503 (never a 2xx that loses the order) and recovers when Redis is back', async () => {
+    const redisServer = await startPrivateRedis();
+    const redis = createRedis(redisServer.url, 'request');
+    const prefix = 'pbtest:intake-down:';
+    const store = new OrderStore(redis, prefix);
+    const queues = createQueues(redis, prefix);
+    const app = createWebApp({
+      logger: silentLogger,
+      readiness: [],
+      webhooks: {
+        verify,
+        isSeen: (id) => store.isWebhookSeen(id),
+        markSeen: (id) => store.markWebhookSeen(id),
+        enqueue: (job) => queues.webhooks.add(job.topic, job, { jobId: `wh|${job.webhookId}` }),
+      },
+    });
+    const { url, server } = await listen(app);
+    try {
+      const body = '{"id":4}';
+      const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'down-1' });
+      expect((await post(url, body, headers)).status).toBe(200);
+
+      await redisServer.stop();
+      const headers2 = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'down-2' });
+      const started = Date.now();
+      expect((await post(url, body, headers2)).status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      const restarted = await startPrivateRedis({ port: redisServer.port, dir: redisServer.dir });
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        await sleep(100);
+        status = (await post(url, body, headers2)).status;
+      }
+      expect(status).toBe(200);
+      expect((await queues.webhooks.getJobs(['waiting'])).map((j) => j.data.webhookId)).toEqual(['down-2']);
+      await restarted.stop();
+    } finally {
+      server.close();
+      await queues.close().catch(() => undefined);
+      redis.disconnect();
+    }
+  });
+});
