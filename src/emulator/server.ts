@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { silentLogger, type Logger } from '../logger.js';
 import type { SchemaProfile } from '../print-service/schema.js';
 import { signaturePath } from '../print-service/signing.js';
