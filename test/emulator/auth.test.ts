@@ -163,6 +163,21 @@ describe('requests a client never sends', () => {
     expect(emu.store.size).toBe(before);
   });
 
+  it('answers an internal failure with 500 JSON and keeps serving', async () => {
+    const list = emu.store.list.bind(emu.store);
+    emu.store.list = () => {
+      throw new Error('boom');
+    };
+    try {
+      const res = await call(emu.baseUrl, 'GET', '/api/order', { now: CLOCK });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ success: false, error: { name: 'InternalError', code: 5000, message: 'the emulator failed to answer; see its log' } });
+    } finally {
+      emu.store.list = list;
+    }
+    expect((await call(emu.baseUrl, 'GET', '/api/order', { now: CLOCK })).status).toBe(200);
+  });
+
   it('answers a malformed path or request with 400 JSON and keeps serving', async () => {
     const badEscape = await call(emu.baseUrl, 'GET', '/api/order/bysourceid/%E0%A4%A', { now: CLOCK });
     expect(badEscape.status).toBe(400);
