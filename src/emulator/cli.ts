@@ -40,19 +40,6 @@ const flagsSchema = z.object({
 });
 type Flags = z.infer<typeof flagsSchema>;
 
-const FLAG_NAMES: Record<string, string> = {
-  ordersPort: '--orders-port',
-  fetchTimeout: '--fetch-timeout',
-  receivedDelay: '--received-delay',
-  printReadyDelay: '--print-ready-delay',
-  shipDelay: '--ship-delay',
-  failRate: '--fail-rate',
-  dropRate: '--drop-rate',
-  deliveryAttempts: '--delivery-attempts',
-  deliveryBackoff: '--delivery-backoff',
-  deliveryTimeout: '--delivery-timeout',
-};
-
 /** `print-bridge emulator`: the print-service emulator of DESIGN section 6 (docs/emulator.md). */
 export function registerEmulatorCommand(program: Command): void {
   program
@@ -114,7 +101,8 @@ function parseFlags(raw: Record<string, unknown>): Flags {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const key = String(issue.path[0]);
-    return `${FLAG_NAMES[key] ?? `--${key}`}: ${issue.message} (got ${JSON.stringify(raw[key])})`;
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    return `${flag}: ${issue.message} (got ${JSON.stringify(raw[key])})`;
   });
   throw new CliError(`emulator: ${problems.join('; ')}`);
 }
