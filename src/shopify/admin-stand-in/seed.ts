@@ -52,6 +52,10 @@ export function parseRestOrder(body: unknown): RestOrder {
     body !== null && typeof body === 'object' && 'order' in body && typeof (body as { order: unknown }).order === 'object'
       ? (body as { order: unknown }).order
       : body;
+  // A REST fulfillment order also has `id` and `line_items`; its `order_id` gives it away.
+  if (candidate !== null && typeof candidate === 'object' && 'order_id' in candidate) {
+    throw new SeedError('Not a Shopify order body: it has an order_id, so it looks like a fulfillment order or a fulfillment');
+  }
   const parsed = restOrderSchema.safeParse(candidate);
   if (!parsed.success) {
     throw new SeedError(
