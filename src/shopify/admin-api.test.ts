@@ -13,6 +13,7 @@ import {
   ShopifyUserError,
   type PacingWait,
 } from './admin-api.js';
+import { planFulfillment } from './fulfillment-plan.js';
 
 /**
  * The operations module against the stand-in over HTTP, through `@shopify/shopify-api`'s own GraphqlClient: the only
@@ -225,6 +226,26 @@ describe('fulfillments', () => {
     expect(order!.fulfillments).toHaveLength(1);
     expect(order!.fulfillments[0]!.lineItems).toEqual([{ lineItemId: LINE_B, quantity: 1 }]);
     expect(standIn.getOrder(SHOP, ORDER_GID)!.fulfillments[0]!.source).toBe('merchant');
+  });
+
+  it('plans a shipment around items fulfilled by hand, fulfills the rest and notes why', async () => {
+    expect(standIn.fulfillByHand(SHOP, ORDER_GID, { lineItems: [{ id: LINE_B }] }).ok).toBe(true);
+    const api = adminApi();
+    const order = await api.getOrderForFulfillment(ORDER_GID);
+    const plan = planFulfillment(order!, [
+      { lineItemId: LINE_A, quantity: 3 },
+      { lineItemId: LINE_B, quantity: 1 },
+    ]);
+    expect(plan.shortfalls).toEqual([{ lineItemId: LINE_B, quantity: 1, reason: 'already-fulfilled' }]);
+    await api.createFulfillment({ orderGid: ORDER_GID, fulfillmentOrders: plan.fulfillmentOrders, notifyCustomer: true });
+    await api.appendOrderNote(ORDER_GID, 'print-bridge: Poster (POSTER-A2) was already fulfilled in Shopify; not fulfilled again.');
+    const after = standIn.getOrder(SHOP, ORDER_GID)!;
+    expect(after.displayFulfillmentStatus).toBe('FULFILLED');
+    expect(after.fulfillments.map((f) => [f.source, f.lineItems.map((l) => [l.lineItemId, l.quantity])])).toEqual([
+      ['merchant', [[LINE_B, 1]]],
+      ['api', [[LINE_A, 3]]],
+    ]);
+    expect(after.note).toContain('already fulfilled in Shopify');
   });
 });
 
