@@ -337,6 +337,34 @@ describe('failures', () => {
     expect(waits.map((w) => w.reason)).toEqual(['throttled', 'bucket-low']);
   });
 
+  it('slows a burst of concurrent calls down to the bucket without losing any', async () => {
+    const api = adminApi();
+    standIn.drainBucket(SHOP, 40); // other apps have used the shop's budget
+    await api.addTags(ORDER_GID, ['warm-up']); // the pacer learns the bucket from this answer
+    const tags = Array.from({ length: 8 }, (_, i) => `burst-${i}`);
+    const started = Date.now();
+    await Promise.all(tags.map((tag) => api.addTags(ORDER_GID, [tag])));
+    expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toEqual(expect.arrayContaining(tags));
+    // 80 points against about 30 in the bucket, refilling 50 a second: the pacer queued the calls (about 1 s)
+    // rather than sending them into a wall of THROTTLED answers.
+    expect(waits.filter((w) => w.reason === 'bucket-low').length).toBeGreaterThanOrEqual(5);
+    expect(standIn.requests().filter((r) => r.throttled).length).toBeLessThanOrEqual(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+  });
+
+  it('loses nothing when a burst runs into a bucket drained behind its back', async () => {
+    const api = adminApi();
+    await api.addTags(ORDER_GID, ['warm-up']); // the pacer believes the bucket is nearly full
+    standIn.drainBucket(SHOP, 25);
+    const tags = Array.from({ length: 6 }, (_, i) => `wall-${i}`);
+    await Promise.all(tags.map((tag) => api.addTags(ORDER_GID, [tag])));
+    expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toEqual(expect.arrayContaining(tags));
+    const answers = standIn.requests().slice(1);
+    // The first wave hits the wall; after one THROTTLED answer each call queues behind the others.
+    expect(answers.filter((r) => !r.throttled)).toHaveLength(6);
+    expect(answers.filter((r) => r.throttled).length).toBeLessThanOrEqual(6);
+  });
+
   it('gives up after the bounded number of THROTTLED answers with a retryable error', async () => {
     standIn.setForcedThrottle(true);
     const pacer = new ShopifyPacer({ maxThrottledRetries: 2, sleep: async () => {} });

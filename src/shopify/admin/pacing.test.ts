@@ -50,6 +50,15 @@ describe('ShopifyPacer', () => {
     expect(waits).toEqual([expect.objectContaining({ reason: 'bucket-low', ms: 2000 })]);
   });
 
+  it('queues concurrent calls of one shop behind each other instead of sending them into a throttle', async () => {
+    // Time stands still here, so that each call's reservation is seen by the next without any refill.
+    const { pacer, waits } = fakePacer({ sleep: async () => {} });
+    pacer.observe(SHOP, 'addTags', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: status(15) });
+    await Promise.all([1, 2, 3].map(() => pacer.run(SHOP, 'addTags', { idempotent: true }, async () => undefined)));
+    // 15 points: the first call goes at once, the second needs 5 more (50 ms), the third 15 more (150 ms).
+    expect(waits.map((w) => w.ms)).toEqual([50, 150]);
+  });
+
   it('retries THROTTLED after the time the bucket needs, a bounded number of times', async () => {
     const { pacer, waits } = fakePacer({ maxThrottledRetries: 3 });
     let calls = 0;

@@ -1,11 +1,12 @@
-import { ShopifyThrottledError, ShopifyUnavailableError, throttleWaitMs, type ThrottleStatus } from './errors.js';
+import { ShopifyThrottledError, ShopifyUnavailableError, type ThrottleStatus } from './errors.js';
 
 /**
  * Keeps a worker inside each shop's Admin API budget. Every answer carries the shop's bucket (`throttleStatus`);
- * before a call, the pacer estimates what the bucket holds now (it refills at `restoreRate` a second) and waits if the
- * call's expected cost would not fit. A THROTTLED answer is retried after the time the bucket needs, a few times; 429
- * and 5xx a few times with backoff when the call is safe to repeat. So a busy shop slows the worker down instead of
- * failing jobs. The state is per process; several workers each read the same bucket from Shopify's answers.
+ * before a call, the pacer estimates what the bucket holds now (it refills at `restoreRate` a second, less what calls
+ * of this process have reserved and not yet had answered) and waits if the call's expected cost would not fit. A
+ * THROTTLED answer is retried after the time the bucket needs, a few times; 429 and 5xx a few times with backoff when
+ * the call is safe to repeat. So a busy shop slows the worker down instead of failing jobs. The state is per process;
+ * several workers each read the same bucket from Shopify's answers.
  */
 
 export interface PacingOptions {
@@ -45,8 +46,11 @@ export interface CostReport {
 }
 
 interface ShopState {
-  status: ThrottleStatus;
+  /** Shopify's figures from the last answer, and when they came. */
+  status?: ThrottleStatus;
   observedAt: number;
+  /** Points reserved by calls of this process that have not had their answer yet. */
+  pending: number;
 }
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -72,16 +76,19 @@ export class ShopifyPacer {
 
   /** Records what an answer said about the shop's bucket and what the operation cost. */
   observe(shop: string, operation: string, cost: CostReport): void {
-    this.shops.set(shop, { status: cost.throttleStatus, observedAt: this.options.now() });
+    const state = this.stateOf(shop);
+    state.status = cost.throttleStatus;
+    state.observedAt = this.options.now();
     this.expectedCosts.set(operation, cost.requestedQueryCost);
   }
 
-  /** Points the shop's bucket is estimated to hold now, or undefined before the first answer. */
+  /** Points the shop's bucket is estimated to hold for a new call now, or undefined before the first answer. */
   estimatedAvailable(shop: string): number | undefined {
     const state = this.shops.get(shop);
-    if (!state) return undefined;
+    if (!state?.status) return undefined;
     const elapsedSeconds = Math.max(0, this.options.now() - state.observedAt) / 1000;
-    return Math.min(state.status.maximumAvailable, state.status.currentlyAvailable + elapsedSeconds * state.status.restoreRate);
+    const refilled = Math.min(state.status.maximumAvailable, state.status.currentlyAvailable + elapsedSeconds * state.status.restoreRate);
+    return refilled - state.pending;
   }
 
   expectedCost(operation: string): number {
@@ -90,13 +97,10 @@ export class ShopifyPacer {
 
   /** How long to wait before sending `operation` so the bucket can pay for it; 0 when it can now. */
   waitBefore(shop: string, operation: string): number {
-    const state = this.shops.get(shop);
     const available = this.estimatedAvailable(shop);
-    if (!state || available === undefined) return 0;
-    const cost = this.expectedCost(operation);
-    if (available >= cost) return 0;
-    const ms = throttleWaitMs(cost, { ...state.status, currentlyAvailable: available }, 0) + this.options.safetyMarginMs;
-    return Math.min(this.options.maxWaitMs, ms);
+    const status = this.shops.get(shop)?.status;
+    if (available === undefined || !status) return 0;
+    return this.waitFor(this.expectedCost(operation) - available, status.restoreRate);
   }
 
   /**
@@ -106,15 +110,17 @@ export class ShopifyPacer {
   async run<T>(shop: string, operation: string, options: { idempotent: boolean }, call: () => Promise<T>): Promise<T> {
     let throttled = 0;
     let unavailable = 0;
-    let retrying = false;
+    // The cost is reserved before waiting, so concurrent calls of one shop see each other and queue up.
+    let reservation = this.reserve(shop, operation);
+    if (reservation.waitMs > 0) await this.wait({ shop, operation, ms: reservation.waitMs, reason: 'bucket-low', attempt: 1 });
     for (let attempt = 1; ; attempt += 1) {
-      // A retry has just waited what the bucket needed; estimating again would only add a sliver of a wait.
-      const before = retrying ? 0 : this.waitBefore(shop, operation);
-      if (before > 0) await this.wait({ shop, operation, ms: before, reason: 'bucket-low', attempt });
-      retrying = true;
       try {
-        return await call();
+        const result = await call();
+        this.release(shop, reservation);
+        return result;
       } catch (error) {
+        // The call has had its answer: its points are now in Shopify's figures, or were never taken.
+        this.release(shop, reservation);
         if (error instanceof ShopifyThrottledError && throttled < this.options.maxThrottledRetries) {
           throttled += 1;
           if (error.throttleStatus) {
@@ -124,8 +130,9 @@ export class ShopifyPacer {
               throttleStatus: error.throttleStatus,
             });
           }
-          const ms = Math.min(this.options.maxWaitMs, (error.retryAfterMs ?? 1000) + this.options.safetyMarginMs);
-          await this.wait({ shop, operation, ms, reason: 'throttled', attempt });
+          reservation = this.reserve(shop, operation);
+          const needed = Math.min(this.options.maxWaitMs, (error.retryAfterMs ?? 1000) + this.options.safetyMarginMs);
+          await this.wait({ shop, operation, ms: Math.max(needed, reservation.waitMs), reason: 'throttled', attempt });
           continue;
         }
         if (
@@ -134,9 +141,10 @@ export class ShopifyPacer {
           (options.idempotent || !error.outcomeUnknown)
         ) {
           unavailable += 1;
+          reservation = this.reserve(shop, operation);
           const backoff = this.options.unavailableBaseDelayMs * 2 ** (unavailable - 1);
-          const ms = Math.min(this.options.maxWaitMs, error.retryAfterMs ?? backoff);
-          await this.wait({ shop, operation, ms, reason: 'unavailable', attempt });
+          const needed = Math.min(this.options.maxWaitMs, error.retryAfterMs ?? backoff);
+          await this.wait({ shop, operation, ms: Math.max(needed, reservation.waitMs), reason: 'unavailable', attempt });
           continue;
         }
         throw error;
@@ -144,8 +152,43 @@ export class ShopifyPacer {
     }
   }
 
+  private reserve(shop: string, operation: string): Reservation {
+    const waitMs = this.waitBefore(shop, operation);
+    const cost = this.expectedCost(operation);
+    this.stateOf(shop).pending += cost;
+    return { cost, waitMs, released: false };
+  }
+
+  private release(shop: string, reservation: Reservation): void {
+    if (reservation.released) return;
+    reservation.released = true;
+    const state = this.stateOf(shop);
+    state.pending = Math.max(0, state.pending - reservation.cost);
+  }
+
+  private stateOf(shop: string): ShopState {
+    let state = this.shops.get(shop);
+    if (!state) {
+      state = { observedAt: this.options.now(), pending: 0 };
+      this.shops.set(shop, state);
+    }
+    return state;
+  }
+
+  private waitFor(missingPoints: number, restoreRate: number): number {
+    if (missingPoints <= 0) return 0;
+    const ms = restoreRate > 0 ? Math.ceil((missingPoints / restoreRate) * 1000) : 1000;
+    return Math.min(this.options.maxWaitMs, ms + this.options.safetyMarginMs);
+  }
+
   private async wait(event: PacingWait): Promise<void> {
     this.options.onWait?.(event);
     await this.options.sleep(event.ms);
   }
+}
+
+interface Reservation {
+  cost: number;
+  waitMs: number;
+  released: boolean;
 }
