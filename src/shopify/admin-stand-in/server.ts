@@ -39,7 +39,9 @@ export interface AdminStandInOptions {
   host?: string;
   /** shop domain → Admin API access token. More can be added with `registerShop`. */
   accessTokens?: Record<string, string>;
-  /** Admin API versions answered; any `YYYY-MM` or `unstable` when not given. */
+  /** The one Admin API version answered (others get 404, as a retired version would); see `apiVersions`. */
+  apiVersion?: string;
+  /** Admin API versions answered; any `YYYY-MM` or `unstable` when neither this nor `apiVersion` is given. */
   apiVersions?: readonly string[];
   bucket?: { maximumAvailable?: number; restoreRate?: number };
   /** How many GraphQL calls the request log keeps. */
@@ -152,6 +154,10 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
   const buckets = new Map<string, LeakyBucket>();
   const log: RequestLogEntry[] = [];
   const logSize = options.requestLogSize ?? 1000;
+  const allowedVersions =
+    options.apiVersion !== undefined || options.apiVersions !== undefined
+      ? [...(options.apiVersion !== undefined ? [options.apiVersion] : []), ...(options.apiVersions ?? [])]
+      : undefined;
   for (const [shop, token] of Object.entries(options.accessTokens ?? {})) store.registerShop(shop, token);
 
   const bucketOf = (shop: string) => {
@@ -249,7 +255,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       return answer(failure.failure, { errors: failureMessage(failure.failure) }, headers);
     }
 
-    const known = options.apiVersions ? options.apiVersions.includes(apiVersion) : API_VERSION.test(apiVersion);
+    const known = allowedVersions ? allowedVersions.includes(apiVersion) : API_VERSION.test(apiVersion);
     if (!known) return answer(404, { errors: 'Not Found' });
 
     const shop = shopOf(req);

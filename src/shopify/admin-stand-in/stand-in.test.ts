@@ -104,6 +104,22 @@ describe('Admin GraphQL', () => {
     expect(denied.json.errors).toContain('Invalid API key or access token');
   });
 
+  it('answers only the API versions it was given', async () => {
+    const pinned = await startAdminStandIn({ accessTokens: { [SHOP]: TOKEN }, apiVersion: '2026-01' });
+    try {
+      const call = (version: string) =>
+        fetch(`${pinned.origin}/admin/api/${version}/graphql.json`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-shopify-access-token': TOKEN, 'x-shopify-shop-domain': SHOP },
+          body: JSON.stringify({ query: '{ orders(first: 1) { nodes { id } } }' }),
+        });
+      expect((await call('2026-01')).status).toBe(200);
+      expect((await call('2019-04')).status).toBe(404);
+    } finally {
+      await pinned.close();
+    }
+  });
+
   it('reports fields outside the schema as GraphQL errors', async () => {
     const answer = await gql('{ shop { name } }');
     expect(answer.status).toBe(200);
