@@ -1,0 +1,566 @@
+import { z } from 'zod';
+import {
+  ShopifyProtocolError,
+  ShopifyThrottledError,
+  ShopifyUserError,
+  type ShopifyUserErrorDetail,
+} from './admin/errors.js';
+import { ShopifyPacer, type CostReport } from './admin/pacing.js';
+import type { AdminGraphqlTransport, GraphqlAnswer } from './admin/transport.js';
+
+/**
+ * print-bridge's Admin GraphQL operations, typed and parsed with zod at the boundary. Each one goes through the
+ * shop's pacer; failures are the typed errors of admin/errors.ts. Records are named by gid strings throughout:
+ * Shopify's numeric ids can exceed 2^53.
+ */
+
+export * from './admin/errors.js';
+export { ShopifyPacer, type PacingOptions, type PacingWait, type CostReport } from './admin/pacing.js';
+export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
+export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
+
+export const STATUS_METAFIELD = { namespace: 'print_bridge', key: 'status', type: 'json' } as const;
+
+/** Page sizes keep the order query under Shopify's single-query cost limit (1000) in its cost model. */
+const ORDER_LINE_ITEMS_PAGE = 50;
+const FULFILLMENT_ORDERS_PAGE = 5;
+const FULFILLMENT_ORDER_LINES_PAGE = 25;
+const FULFILLMENTS_PAGE = 10;
+const FULFILLMENT_LINES_PAGE = 25;
+const RECENT_ORDERS_PAGE = 50;
+
+// ---------------------------------------------------------------------------------------------------------- schemas
+
+const gid = (kind: string) =>
+  z.string().regex(new RegExp(`^gid://shopify/${kind}/\\d+$`), `must be a gid://shopify/${kind}/<id>`);
+
+const pageInfoSchema = z.object({ hasNextPage: z.boolean() });
+const trackingInfoSchema = z.object({ company: z.string().nullable(), number: z.string().nullable(), url: z.string().nullable() });
+const userErrorSchema = z.object({
+  field: z.array(z.string()).nullable(),
+  message: z.string(),
+  code: z.string().nullish(),
+});
+const costSchema = z.object({
+  requestedQueryCost: z.number(),
+  actualQueryCost: z.number().nullable(),
+  throttleStatus: z.object({ maximumAvailable: z.number(), currentlyAvailable: z.number(), restoreRate: z.number() }),
+});
+const graphqlErrorSchema = z.object({
+  message: z.string(),
+  extensions: z.object({ code: z.string().optional() }).loose().optional(),
+});
+
+const fulfillmentSchema = z.object({
+  id: gid('Fulfillment'),
+  name: z.string(),
+  status: z.string(),
+  createdAt: z.string(),
+  trackingInfo: z.array(trackingInfoSchema),
+  fulfillmentLineItems: z.object({
+    nodes: z.array(z.object({ id: z.string(), quantity: z.number().int(), lineItem: z.object({ id: gid('LineItem') }) })),
+    pageInfo: pageInfoSchema,
+  }),
+});
+
+const orderForFulfillmentSchema = z.object({
+  order: z
+    .object({
+      id: gid('Order'),
+      name: z.string(),
+      tags: z.array(z.string()),
+      note: z.string().nullable(),
+      cancelledAt: z.string().nullable(),
+      updatedAt: z.string(),
+      displayFulfillmentStatus: z.string(),
+      lineItems: z.object({
+        nodes: z.array(
+          z.object({
+            id: gid('LineItem'),
+            sku: z.string().nullable(),
+            name: z.string(),
+            quantity: z.number().int(),
+            currentQuantity: z.number().int(),
+            unfulfilledQuantity: z.number().int(),
+          }),
+        ),
+        pageInfo: pageInfoSchema,
+      }),
+      fulfillmentOrders: z.object({
+        nodes: z.array(
+          z.object({
+            id: gid('FulfillmentOrder'),
+            status: z.string(),
+            lineItems: z.object({
+              nodes: z.array(
+                z.object({
+                  id: gid('FulfillmentOrderLineItem'),
+                  totalQuantity: z.number().int(),
+                  remainingQuantity: z.number().int(),
+                  lineItem: z.object({ id: gid('LineItem'), sku: z.string().nullable() }),
+                }),
+              ),
+              pageInfo: pageInfoSchema,
+            }),
+          }),
+        ),
+        pageInfo: pageInfoSchema,
+      }),
+      fulfillments: z.array(fulfillmentSchema),
+      statusMetafield: z.object({ value: z.string(), updatedAt: z.string() }).nullable(),
+    })
+    .nullable(),
+});
+
+const fulfillmentPayloadSchema = z.object({
+  fulfillment: z.object({ id: gid('Fulfillment'), name: z.string(), status: z.string(), trackingInfo: z.array(trackingInfoSchema) }).nullable(),
+  userErrors: z.array(userErrorSchema),
+});
+
+const tagsPayloadSchema = z.object({ node: z.object({ id: z.string() }).nullable(), userErrors: z.array(userErrorSchema) });
+
+// ------------------------------------------------------------------------------------------------------------ types
+
+export interface TrackingInfo {
+  company?: string | null;
+  number?: string | null;
+  url?: string | null;
+}
+
+export interface OrderForFulfillment {
+  id: string;
+  name: string;
+  tags: string[];
+  note: string | null;
+  cancelledAt: string | null;
+  updatedAt: string;
+  displayFulfillmentStatus: string;
+  lineItems: { id: string; sku: string | null; name: string; quantity: number; currentQuantity: number; unfulfilledQuantity: number }[];
+  fulfillmentOrders: {
+    id: string;
+    status: string;
+    lineItems: { id: string; lineItemId: string; sku: string | null; totalQuantity: number; remainingQuantity: number }[];
+  }[];
+  fulfillments: {
+    id: string;
+    name: string;
+    status: string;
+    createdAt: string;
+    trackingInfo: { company: string | null; number: string | null; url: string | null }[];
+    lineItems: { lineItemId: string; quantity: number }[];
+  }[];
+  /** True when the order has more fulfillments than were read (the newest come last in Shopify's list). */
+  moreFulfillments: boolean;
+  /** The value of the `print_bridge.status` metafield, parsed, or null. */
+  status: { value: unknown; updatedAt: string } | null;
+}
+
+export interface CreateFulfillmentInput {
+  /** The order the fulfillment orders belong to; named in error messages. */
+  orderGid: string;
+  fulfillmentOrders: { fulfillmentOrderId: string; lineItems: { id: string; quantity: number }[] }[];
+  /** Omitted, or without a number: the items are fulfilled without tracking. */
+  trackingInfo?: TrackingInfo;
+  notifyCustomer: boolean;
+}
+
+export interface FulfillmentSummary {
+  id: string;
+  name: string;
+  status: string;
+  trackingInfo: { company: string | null; number: string | null; url: string | null }[];
+}
+
+export interface RecentOrder {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  cancelledAt: string | null;
+  tags: string[];
+  displayFulfillmentStatus: string;
+}
+
+export interface ShopifyAdminApiOptions {
+  /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
+  pacer?: ShopifyPacer;
+}
+
+// -------------------------------------------------------------------------------------------------------- documents
+
+const ORDER_FOR_FULFILLMENT = /* GraphQL */ `
+  query PrintBridgeOrderForFulfillment($id: ID!) {
+    order(id: $id) {
+      id
+      name
+      tags
+      note
+      cancelledAt
+      updatedAt
+      displayFulfillmentStatus
+      lineItems(first: ${ORDER_LINE_ITEMS_PAGE}) {
+        nodes { id sku name quantity currentQuantity unfulfilledQuantity }
+        pageInfo { hasNextPage }
+      }
+      fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PAGE}) {
+        nodes {
+          id
+          status
+          lineItems(first: ${FULFILLMENT_ORDER_LINES_PAGE}) {
+            nodes { id totalQuantity remainingQuantity lineItem { id sku } }
+            pageInfo { hasNextPage }
+          }
+        }
+        pageInfo { hasNextPage }
+      }
+      fulfillments(first: ${FULFILLMENTS_PAGE}) {
+        id
+        name
+        status
+        createdAt
+        trackingInfo(first: 5) { company number url }
+        fulfillmentLineItems(first: ${FULFILLMENT_LINES_PAGE}) {
+          nodes { id quantity lineItem { id } }
+          pageInfo { hasNextPage }
+        }
+      }
+      statusMetafield: metafield(namespace: "${STATUS_METAFIELD.namespace}", key: "${STATUS_METAFIELD.key}") { value updatedAt }
+    }
+  }
+`;
+
+const FULFILLMENT_CREATE = /* GraphQL */ `
+  mutation PrintBridgeFulfillmentCreate($fulfillment: FulfillmentInput!) {
+    fulfillmentCreate(fulfillment: $fulfillment) {
+      fulfillment { id name status trackingInfo { company number url } }
+      userErrors { field message }
+    }
+  }
+`;
+
+const FULFILLMENT_TRACKING_UPDATE = /* GraphQL */ `
+  mutation PrintBridgeFulfillmentTrackingInfoUpdate($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
+    fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
+      fulfillment { id name status trackingInfo { company number url } }
+      userErrors { field message }
+    }
+  }
+`;
+
+const TAGS_ADD = /* GraphQL */ `
+  mutation PrintBridgeTagsAdd($id: ID!, $tags: [String!]!) {
+    tagsAdd(id: $id, tags: $tags) { node { id } userErrors { field message } }
+  }
+`;
+
+const TAGS_REMOVE = /* GraphQL */ `
+  mutation PrintBridgeTagsRemove($id: ID!, $tags: [String!]!) {
+    tagsRemove(id: $id, tags: $tags) { node { id } userErrors { field message } }
+  }
+`;
+
+const METAFIELDS_SET = /* GraphQL */ `
+  mutation PrintBridgeMetafieldsSet($metafields: [MetafieldsSetInput!]!) {
+    metafieldsSet(metafields: $metafields) {
+      metafields { id namespace key value updatedAt }
+      userErrors { field message code }
+    }
+  }
+`;
+
+const ORDER_NOTE = /* GraphQL */ `
+  query PrintBridgeOrderNote($id: ID!) {
+    order(id: $id) { id note }
+  }
+`;
+
+const ORDER_UPDATE_NOTE = /* GraphQL */ `
+  mutation PrintBridgeOrderUpdateNote($input: OrderInput!) {
+    orderUpdate(input: $input) { order { id note } userErrors { field message } }
+  }
+`;
+
+const RECENT_ORDERS = /* GraphQL */ `
+  query PrintBridgeRecentOrders($first: Int!, $after: String, $query: String!) {
+    orders(first: $first, after: $after, query: $query, sortKey: CREATED_AT) {
+      nodes { id name createdAt updatedAt cancelledAt tags displayFulfillmentStatus }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+// ------------------------------------------------------------------------------------------------------- operations
+
+export class ShopifyAdminApi {
+  private readonly pacer: ShopifyPacer;
+
+  constructor(
+    private readonly transport: AdminGraphqlTransport,
+    options: ShopifyAdminApiOptions = {},
+  ) {
+    this.pacer = options.pacer ?? new ShopifyPacer();
+  }
+
+  get shop(): string {
+    return this.transport.shop;
+  }
+
+  /** The order with what fulfilling it needs, or null when the shop has no such order. */
+  async getOrderForFulfillment(orderGid: string): Promise<OrderForFulfillment | null> {
+    const operation = 'getOrderForFulfillment';
+    const data = await this.call(operation, ORDER_FOR_FULFILLMENT, { id: orderGid }, orderForFulfillmentSchema, true);
+    const order = data.order;
+    if (!order) return null;
+    const truncated = [
+      order.lineItems.pageInfo.hasNextPage && `more than ${ORDER_LINE_ITEMS_PAGE} line items`,
+      order.fulfillmentOrders.pageInfo.hasNextPage && `more than ${FULFILLMENT_ORDERS_PAGE} fulfillment orders`,
+      order.fulfillmentOrders.nodes.some((fo) => fo.lineItems.pageInfo.hasNextPage) &&
+        `a fulfillment order with more than ${FULFILLMENT_ORDER_LINES_PAGE} line items`,
+      order.fulfillments.some((f) => f.fulfillmentLineItems.pageInfo.hasNextPage) &&
+        `a fulfillment with more than ${FULFILLMENT_LINES_PAGE} line items`,
+    ].filter((t): t is string => typeof t === 'string');
+    if (truncated.length > 0) {
+      // Acting on part of an order could fulfill the wrong items; refuse plainly instead.
+      throw new ShopifyProtocolError(operation, this.shop, `order ${order.id} has ${truncated.join(' and ')}, more than print-bridge reads`);
+    }
+    return {
+      id: order.id,
+      name: order.name,
+      tags: order.tags,
+      note: order.note,
+      cancelledAt: order.cancelledAt,
+      updatedAt: order.updatedAt,
+      displayFulfillmentStatus: order.displayFulfillmentStatus,
+      lineItems: order.lineItems.nodes,
+      fulfillmentOrders: order.fulfillmentOrders.nodes.map((fo) => ({
+        id: fo.id,
+        status: fo.status,
+        lineItems: fo.lineItems.nodes.map((l) => ({
+          id: l.id,
+          lineItemId: l.lineItem.id,
+          sku: l.lineItem.sku,
+          totalQuantity: l.totalQuantity,
+          remainingQuantity: l.remainingQuantity,
+        })),
+      })),
+      fulfillments: order.fulfillments.map((f) => ({
+        id: f.id,
+        name: f.name,
+        status: f.status,
+        createdAt: f.createdAt,
+        trackingInfo: f.trackingInfo,
+        lineItems: f.fulfillmentLineItems.nodes.map((l) => ({ lineItemId: l.lineItem.id, quantity: l.quantity })),
+      })),
+      moreFulfillments: order.fulfillments.length >= FULFILLMENTS_PAGE,
+      status: order.statusMetafield ? { value: parseJsonValue(order.statusMetafield.value), updatedAt: order.statusMetafield.updatedAt } : null,
+    };
+  }
+
+  /**
+   * One fulfillment of exactly these fulfillment order line items. Not idempotent: after an answer whose outcome is
+   * unknown (500, dropped connection), re-read the order before sending it again.
+   */
+  async createFulfillment(input: CreateFulfillmentInput): Promise<FulfillmentSummary> {
+    const operation = 'createFulfillment';
+    const tracking = trackingInput(input.trackingInfo);
+    const variables = {
+      fulfillment: {
+        lineItemsByFulfillmentOrder: input.fulfillmentOrders.map((fo) => ({
+          fulfillmentOrderId: fo.fulfillmentOrderId,
+          fulfillmentOrderLineItems: fo.lineItems.map((l) => ({ id: l.id, quantity: l.quantity })),
+        })),
+        ...(tracking ? { trackingInfo: tracking } : {}),
+        notifyCustomer: input.notifyCustomer,
+      },
+    };
+    const data = await this.call(operation, FULFILLMENT_CREATE, variables, z.object({ fulfillmentCreate: fulfillmentPayloadSchema }), false);
+    return this.fulfillmentOf(operation, input.orderGid, data.fulfillmentCreate);
+  }
+
+  async updateFulfillmentTracking(fulfillmentGid: string, trackingInfo: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary> {
+    const operation = 'updateFulfillmentTracking';
+    const variables = { fulfillmentId: fulfillmentGid, trackingInfoInput: trackingInput(trackingInfo) ?? {}, notifyCustomer };
+    const data = await this.call(
+      operation,
+      FULFILLMENT_TRACKING_UPDATE,
+      variables,
+      z.object({ fulfillmentTrackingInfoUpdate: fulfillmentPayloadSchema }),
+      true,
+    );
+    return this.fulfillmentOf(operation, fulfillmentGid, data.fulfillmentTrackingInfoUpdate);
+  }
+
+  /** Tags are a set: adding a tag the record has already changes nothing. */
+  async addTags(resourceGid: string, tags: string[]): Promise<void> {
+    if (tags.length === 0) return;
+    const data = await this.call('addTags', TAGS_ADD, { id: resourceGid, tags }, z.object({ tagsAdd: tagsPayloadSchema }), true);
+    this.throwUserErrors('addTags', resourceGid, data.tagsAdd.userErrors);
+  }
+
+  async removeTags(resourceGid: string, tags: string[]): Promise<void> {
+    if (tags.length === 0) return;
+    const data = await this.call('removeTags', TAGS_REMOVE, { id: resourceGid, tags }, z.object({ tagsRemove: tagsPayloadSchema }), true);
+    this.throwUserErrors('removeTags', resourceGid, data.tagsRemove.userErrors);
+  }
+
+  /** Upserts the order's `print_bridge.status` metafield (JSON), e.g. `{ status: "print-ready", at: "..." }`. */
+  async setStatusMetafield(orderGid: string, value: unknown): Promise<{ id: string; value: string; updatedAt: string }> {
+    const operation = 'setStatusMetafield';
+    const metafields = [{ ownerId: orderGid, ...STATUS_METAFIELD, value: JSON.stringify(value) }];
+    const data = await this.call(
+      operation,
+      METAFIELDS_SET,
+      { metafields },
+      z.object({
+        metafieldsSet: z.object({
+          metafields: z.array(z.object({ id: gid('Metafield'), namespace: z.string(), key: z.string(), value: z.string(), updatedAt: z.string() })).nullable(),
+          userErrors: z.array(userErrorSchema),
+        }),
+      }),
+      true,
+    );
+    this.throwUserErrors(operation, orderGid, data.metafieldsSet.userErrors);
+    const saved = data.metafieldsSet.metafields?.[0];
+    if (!saved) throw new ShopifyProtocolError(operation, this.shop, `metafieldsSet for ${orderGid} returned no metafield`);
+    return { id: saved.id, value: saved.value, updatedAt: saved.updatedAt };
+  }
+
+  /**
+   * Adds `text` as a line of the order's note unless the note has that line already, so a repeated job does not
+   * repeat it. Returns whether the note changed.
+   */
+  async appendOrderNote(orderGid: string, text: string): Promise<{ changed: boolean; note: string }> {
+    const operation = 'appendOrderNote';
+    const line = text.trim();
+    if (line === '') throw new RangeError('appendOrderNote needs a non-empty text');
+    const read = await this.call(
+      operation,
+      ORDER_NOTE,
+      { id: orderGid },
+      z.object({ order: z.object({ id: z.string(), note: z.string().nullable() }).nullable() }),
+      true,
+    );
+    if (!read.order) throw new ShopifyUserError(operation, this.shop, orderGid, [{ field: ['id'], message: 'Order does not exist' }]);
+    const current = read.order.note ?? '';
+    if (current.split(/\r?\n/).some((l) => l.trim() === line)) return { changed: false, note: current };
+    const note = current.trim() === '' ? line : `${current.replace(/\s+$/, '')}\n${line}`;
+    const data = await this.call(
+      operation,
+      ORDER_UPDATE_NOTE,
+      { input: { id: orderGid, note } },
+      z.object({
+        orderUpdate: z.object({
+          order: z.object({ id: z.string(), note: z.string().nullable() }).nullable(),
+          userErrors: z.array(userErrorSchema),
+        }),
+      }),
+      true,
+    );
+    this.throwUserErrors(operation, orderGid, data.orderUpdate.userErrors);
+    return { changed: true, note: data.orderUpdate.order?.note ?? note };
+  }
+
+  /** Every order created at or after `sinceIso`, oldest first, for reconciliation. */
+  async listRecentOrders(sinceIso: string, options: { maxPages?: number } = {}): Promise<RecentOrder[]> {
+    const operation = 'listRecentOrders';
+    const since = Date.parse(sinceIso);
+    if (Number.isNaN(since)) throw new RangeError(`listRecentOrders needs an ISO date, got ${JSON.stringify(sinceIso)}`);
+    const query = `created_at:>='${new Date(since).toISOString().replace(/\.\d{3}Z$/, 'Z')}'`;
+    const schema = z.object({
+      orders: z.object({
+        nodes: z.array(
+          z.object({
+            id: gid('Order'),
+            name: z.string(),
+            createdAt: z.string(),
+            updatedAt: z.string(),
+            cancelledAt: z.string().nullable(),
+            tags: z.array(z.string()),
+            displayFulfillmentStatus: z.string(),
+          }),
+        ),
+        pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+      }),
+    });
+    const out: RecentOrder[] = [];
+    let after: string | null = null;
+    const maxPages = options.maxPages ?? 40;
+    for (let page = 0; page < maxPages; page += 1) {
+      const data: z.infer<typeof schema> = await this.call(operation, RECENT_ORDERS, { first: RECENT_ORDERS_PAGE, after, query }, schema, true);
+      out.push(...data.orders.nodes);
+      if (!data.orders.pageInfo.hasNextPage || !data.orders.pageInfo.endCursor) return out;
+      after = data.orders.pageInfo.endCursor;
+    }
+    throw new ShopifyProtocolError(operation, this.shop, `more than ${maxPages * RECENT_ORDERS_PAGE} orders since ${sinceIso}; use a later date`);
+  }
+
+  // ------------------------------------------------------------------------------------------------------ internals
+
+  private async call<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
+    return this.pacer.run(this.shop, operation, { idempotent }, async () => {
+      const answer = await this.transport.request(operation, query, variables);
+      const cost = readCost(answer);
+      if (cost) this.pacer.observe(this.shop, operation, cost);
+      const errors = readErrors(answer);
+      if (errors.length > 0) {
+        if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
+          throw new ShopifyThrottledError(operation, this.shop, cost?.requestedQueryCost ?? this.pacer.expectedCost(operation), cost?.throttleStatus);
+        }
+        throw new ShopifyProtocolError(
+          operation,
+          this.shop,
+          errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join('; '),
+        );
+      }
+      const parsed = schema.safeParse(answer.data);
+      if (!parsed.success) {
+        throw new ShopifyProtocolError(
+          operation,
+          this.shop,
+          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        );
+      }
+      return parsed.data;
+    });
+  }
+
+  private fulfillmentOf(operation: string, subject: string, payload: z.infer<typeof fulfillmentPayloadSchema>): FulfillmentSummary {
+    this.throwUserErrors(operation, subject, payload.userErrors);
+    if (!payload.fulfillment) throw new ShopifyProtocolError(operation, this.shop, `no fulfillment and no userErrors for ${subject}`);
+    return payload.fulfillment;
+  }
+
+  private throwUserErrors(operation: string, subject: string, userErrors: ShopifyUserErrorDetail[]): void {
+    if (userErrors.length > 0) throw new ShopifyUserError(operation, this.shop, subject, userErrors);
+  }
+}
+
+function readCost(answer: GraphqlAnswer): CostReport | undefined {
+  const extensions = answer.extensions as { cost?: unknown } | undefined;
+  const parsed = costSchema.safeParse(extensions?.cost);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function readErrors(answer: GraphqlAnswer): z.infer<typeof graphqlErrorSchema>[] {
+  if (answer.errors === undefined || answer.errors === null) return [];
+  const parsed = z.array(graphqlErrorSchema).safeParse(answer.errors);
+  return parsed.success ? parsed.data : [{ message: JSON.stringify(answer.errors) }];
+}
+
+function trackingInput(tracking: TrackingInfo | undefined): { company?: string; number: string; url?: string } | undefined {
+  const number = tracking?.number?.trim();
+  if (!tracking || !number) return undefined;
+  return {
+    number,
+    ...(tracking.company ? { company: tracking.company } : {}),
+    ...(tracking.url ? { url: tracking.url } : {}),
+  };
+}
+
+function parseJsonValue(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}

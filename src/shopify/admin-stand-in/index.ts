@@ -1,0 +1,15 @@
+export {
+  startAdminStandIn,
+  SHOP_DOMAIN_HEADER,
+  ACCESS_TOKEN_HEADER,
+  type AdminStandIn,
+  type AdminStandInOptions,
+  type ManualFulfillmentInput,
+  type RequestLogEntry,
+  type InjectedFailure,
+  type ThrottleStatus,
+} from './server.js';
+export { seedOrder, parseRestOrder, SeedError, type RestOrder } from './seed.js';
+export { StandInStore, type OrderSnapshot, type OrderRecord, type FulfillmentRecord, type UserError } from './store.js';
+export { requestedQueryCost, LeakyBucket, MUTATION_COST, SINGLE_QUERY_MAX_COST } from './cost.js';
+export { ADMIN_SDL } from './sdl.js';

@@ -1,0 +1,296 @@
+import { buildSchema, GraphQLError, type GraphQLSchema } from 'graphql';
+import { ADMIN_SDL } from './sdl.js';
+import type {
+  FulfillmentInput,
+  FulfillmentOrderLineItemRecord,
+  FulfillmentOrderRecord,
+  FulfillmentRecord,
+  LineItemRecord,
+  MetafieldInput,
+  MetafieldRecord,
+  OrderRecord,
+  StandInStore,
+  TrackingInput,
+  UserError,
+} from './store.js';
+import { displayFulfillmentStatus } from './store.js';
+
+/**
+ * Root values and views for graphql-js's default resolver: a view is an object whose properties are field values and
+ * whose methods are fields with arguments, computed from the live records at the time the field is read.
+ */
+
+export interface ResolverContext {
+  shop: string;
+  store: StandInStore;
+}
+
+export function buildAdminSchema(): GraphQLSchema {
+  return buildSchema(ADMIN_SDL);
+}
+
+const MAX_PAGE_SIZE = 250;
+
+interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  reverse?: boolean | null;
+}
+
+function encodeCursor(id: string): string {
+  return Buffer.from(JSON.stringify({ last_id: id }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { last_id?: unknown }).last_id === 'string') {
+      return (parsed as { last_id: string }).last_id;
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw new GraphQLError(`Invalid cursor for current pagination sort.`);
+}
+
+function connection<T extends { id: string }>(items: readonly T[], args: PageArgs, view: (item: T) => unknown) {
+  if (args.first === undefined || args.first === null) throw new GraphQLError('you must provide one of first or last');
+  if (args.first < 0 || args.first > MAX_PAGE_SIZE) {
+    throw new GraphQLError(`The value of first must be between 0 and ${MAX_PAGE_SIZE}.`);
+  }
+  let list = args.reverse ? [...items].reverse() : [...items];
+  if (args.after) {
+    const afterId = decodeCursor(args.after);
+    const index = list.findIndex((item) => item.id === afterId);
+    list = index >= 0 ? list.slice(index + 1) : [];
+  }
+  const page = list.slice(0, args.first);
+  const edges = page.map((item) => ({ cursor: encodeCursor(item.id), node: view(item) }));
+  return {
+    nodes: edges.map((e) => e.node),
+    edges,
+    pageInfo: {
+      hasNextPage: list.length > page.length,
+      hasPreviousPage: Boolean(args.after),
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+function lineItemView(order: OrderRecord, li: LineItemRecord) {
+  const remaining = order.fulfillmentOrders
+    .flatMap((fo) => fo.lineItems)
+    .filter((l) => l.lineItemId === li.id)
+    .reduce((sum, l) => sum + l.remainingQuantity, 0);
+  return { __typename: 'LineItem', ...li, unfulfilledQuantity: remaining };
+}
+
+function foLineView(order: OrderRecord, line: FulfillmentOrderLineItemRecord) {
+  const li = order.lineItems.find((l) => l.id === line.lineItemId)!;
+  return {
+    __typename: 'FulfillmentOrderLineItem',
+    id: line.id,
+    sku: li.sku,
+    totalQuantity: line.totalQuantity,
+    remainingQuantity: line.remainingQuantity,
+    lineItem: () => lineItemView(order, li),
+  };
+}
+
+function fulfillmentOrderView(order: OrderRecord, fo: FulfillmentOrderRecord) {
+  return {
+    __typename: 'FulfillmentOrder',
+    id: fo.id,
+    status: fo.status,
+    createdAt: fo.createdAt,
+    updatedAt: fo.updatedAt,
+    orderId: order.id,
+    order: () => orderView(order),
+    lineItems: (args: PageArgs) => connection(fo.lineItems, args, (l) => foLineView(order, l)),
+  };
+}
+
+function fulfillmentView(order: OrderRecord, f: FulfillmentRecord) {
+  return {
+    __typename: 'Fulfillment',
+    id: f.id,
+    name: f.name,
+    status: f.status,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+    order: () => orderView(order),
+    totalQuantity: f.lineItems.reduce((sum, l) => sum + l.quantity, 0),
+    trackingInfo: (args: { first?: number | null }) => f.trackingInfo.slice(0, args.first ?? undefined),
+    fulfillmentLineItems: (args: PageArgs) =>
+      connection(f.lineItems, args, (l) => ({
+        __typename: 'FulfillmentLineItem',
+        id: l.id,
+        quantity: l.quantity,
+        lineItem: () => lineItemView(order, order.lineItems.find((li) => li.id === l.lineItemId)!),
+      })),
+  };
+}
+
+function metafieldView(m: MetafieldRecord) {
+  return { __typename: 'Metafield', ...m, ownerType: 'ORDER' };
+}
+
+function orderView(order: OrderRecord) {
+  return {
+    __typename: 'Order',
+    id: order.id,
+    name: order.name,
+    email: order.email,
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+    cancelledAt: order.cancelledAt,
+    note: order.note,
+    tags: [...order.tags],
+    displayFulfillmentStatus: () => displayFulfillmentStatus(order),
+    lineItems: (args: PageArgs) => connection(order.lineItems, args, (li) => lineItemView(order, li)),
+    fulfillmentOrders: (args: PageArgs) => connection(order.fulfillmentOrders, args, (fo) => fulfillmentOrderView(order, fo)),
+    fulfillments: (args: { first?: number | null }) =>
+      order.fulfillments.slice(0, args.first ?? undefined).map((f) => fulfillmentView(order, f)),
+    metafield: (args: { namespace?: string | null; key: string }) => {
+      const found = order.metafields.find((m) => m.key === args.key && (args.namespace == null || m.namespace === args.namespace));
+      return found ? metafieldView(found) : null;
+    },
+    metafields: (args: PageArgs & { namespace?: string | null }) =>
+      connection(
+        order.metafields.filter((m) => args.namespace == null || m.namespace === args.namespace),
+        args,
+        metafieldView,
+      ),
+  };
+}
+
+type OrderSortKey = 'CREATED_AT' | 'UPDATED_AT' | 'ID';
+
+function numericTail(gid: string): bigint {
+  const tail = gid.slice(gid.lastIndexOf('/') + 1);
+  return /^\d+$/.test(tail) ? BigInt(tail) : 0n;
+}
+
+function compareOrders(key: OrderSortKey) {
+  const byId = (a: OrderRecord, b: OrderRecord) => {
+    const x = numericTail(a.id);
+    const y = numericTail(b.id);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  if (key === 'ID') return byId;
+  const field = key === 'CREATED_AT' ? 'createdAt' : 'updatedAt';
+  return (a: OrderRecord, b: OrderRecord) => Date.parse(a[field]) - Date.parse(b[field]) || byId(a, b);
+}
+
+/**
+ * The small part of Shopify's search syntax that print-bridge uses: `created_at`/`updated_at` with a comparison,
+ * `status`, `name` and `tag`, joined by spaces or AND. Anything else is refused rather than silently matched.
+ */
+export function orderFilter(query: string | null | undefined): (order: OrderRecord) => boolean {
+  if (!query || query.trim() === '') return () => true;
+  const tests: ((o: OrderRecord) => boolean)[] = [];
+  const term = /(\w+):(<=|>=|<|>)?('([^']*)'|"([^"]*)"|[^\s()]+)|(\S+)/g;
+  for (const m of query.matchAll(term)) {
+    if (m[6] !== undefined) {
+      if (m[6].toUpperCase() === 'AND') continue;
+      throw new GraphQLError(`The Admin API stand-in does not support "${m[6]}" in an orders query (only field:value terms joined by AND).`);
+    }
+    const field = m[1]!.toLowerCase();
+    const op = m[2] ?? '';
+    const value = m[4] ?? m[5] ?? m[3]!;
+    switch (field) {
+      case 'created_at':
+      case 'updated_at': {
+        const limit = Date.parse(value);
+        if (Number.isNaN(limit)) throw new GraphQLError(`Invalid date in orders query: ${field}:${op}${value}`);
+        const key = field === 'created_at' ? 'createdAt' : 'updatedAt';
+        tests.push((o) => {
+          const t = Date.parse(o[key]);
+          switch (op) {
+            case '>':
+              return t > limit;
+            case '>=':
+              return t >= limit;
+            case '<':
+              return t < limit;
+            case '<=':
+              return t <= limit;
+            default:
+              return t === limit;
+          }
+        });
+        break;
+      }
+      case 'status': {
+        const status = value.toLowerCase();
+        if (status === 'any') break;
+        if (status === 'open') tests.push((o) => o.cancelledAt === null);
+        else if (status === 'cancelled') tests.push((o) => o.cancelledAt !== null);
+        else throw new GraphQLError(`The Admin API stand-in does not support status:${value} in an orders query.`);
+        break;
+      }
+      case 'name':
+        tests.push((o) => o.name === value || o.name === `#${value}`);
+        break;
+      case 'tag':
+        tests.push((o) => o.tags.some((t) => t.toLowerCase() === value.toLowerCase()));
+        break;
+      default:
+        throw new GraphQLError(`The Admin API stand-in does not support the search field "${field}" in an orders query.`);
+    }
+  }
+  return (o) => tests.every((t) => t(o));
+}
+
+function payload<K extends string, T>(key: K, result: { ok: true; value: T } | { ok: false; userErrors: UserError[] }, view: (v: T) => unknown) {
+  return result.ok
+    ? ({ [key]: view(result.value), userErrors: [] } as Record<K | 'userErrors', unknown>)
+    : ({ [key]: null, userErrors: result.userErrors } as Record<K | 'userErrors', unknown>);
+}
+
+function orderOf(store: StandInStore, shop: string, id: string): OrderRecord {
+  return store.findOrder(shop, id)!;
+}
+
+export const rootValue = {
+  order: (args: { id: string }, ctx: ResolverContext) => {
+    const order = ctx.store.findOrder(ctx.shop, args.id);
+    return order ? orderView(order) : null;
+  },
+  orders: (args: PageArgs & { query?: string | null; sortKey?: OrderSortKey | null }, ctx: ResolverContext) => {
+    const matches = orderFilter(args.query);
+    const list = [...ctx.store.ordersOf(ctx.shop).values()].filter(matches).sort(compareOrders(args.sortKey ?? 'ID'));
+    return connection(list, args, orderView);
+  },
+  fulfillmentOrder: (args: { id: string }, ctx: ResolverContext) => {
+    const found = ctx.store.findFulfillmentOrder(ctx.shop, args.id);
+    return found ? fulfillmentOrderView(found.order, found.fo) : null;
+  },
+  fulfillment: (args: { id: string }, ctx: ResolverContext) => {
+    const found = ctx.store.findFulfillment(ctx.shop, args.id);
+    return found ? fulfillmentView(found.order, found.fulfillment) : null;
+  },
+
+  fulfillmentCreate: (args: { fulfillment: FulfillmentInput }, ctx: ResolverContext) =>
+    payload('fulfillment', ctx.store.createFulfillment(ctx.shop, args.fulfillment, 'api'), (f) =>
+      fulfillmentView(orderOf(ctx.store, ctx.shop, f.orderId), f),
+    ),
+  fulfillmentTrackingInfoUpdate: (
+    args: { fulfillmentId: string; trackingInfoInput: TrackingInput; notifyCustomer?: boolean | null },
+    ctx: ResolverContext,
+  ) =>
+    payload(
+      'fulfillment',
+      ctx.store.updateTracking(ctx.shop, args.fulfillmentId, args.trackingInfoInput, args.notifyCustomer ?? false),
+      (f) => fulfillmentView(orderOf(ctx.store, ctx.shop, f.orderId), f),
+    ),
+  tagsAdd: (args: { id: string; tags: string[] }, ctx: ResolverContext) =>
+    payload('node', ctx.store.addTags(ctx.shop, args.id, args.tags), orderView),
+  tagsRemove: (args: { id: string; tags: string[] }, ctx: ResolverContext) =>
+    payload('node', ctx.store.removeTags(ctx.shop, args.id, args.tags), orderView),
+  metafieldsSet: (args: { metafields: MetafieldInput[] }, ctx: ResolverContext) =>
+    payload('metafields', ctx.store.setMetafields(ctx.shop, args.metafields), (list) => list.map(metafieldView)),
+  orderUpdate: (args: { input: { id: string; note?: string | null; tags?: string[] | null; email?: string | null } }, ctx: ResolverContext) =>
+    payload('order', ctx.store.updateOrder(ctx.shop, args.input), orderView),
+};
