@@ -90,6 +90,8 @@ export const configSchema = z.object({
   POSTBACK_TOKEN: commaList,
   MAPPINGS_DIR: z.preprocess(emptyToUndefined, z.string().default('./mappings')),
   ADMIN_TOKEN: optionalString,
+  /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */
+  POSTBACK_BASIC_AUTH: z.preprocess(emptyToUndefined, z.string().regex(/^[^:]+:.+$/, 'must be user:password').optional()),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

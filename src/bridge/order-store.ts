@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { OrderStatus } from './status.js';
@@ -30,6 +31,8 @@ export interface ShipmentLink {
   fulfillmentId?: string;
   /** The tracking number the fulfillment carries in Shopify. */
   fulfilledTrackingNumber?: string;
+  /** When the shipment's Shipped postback was carried out in Shopify (fulfilled, or nothing was left to fulfill). */
+  appliedAt?: string;
 }
 
 export interface Problem {
@@ -105,6 +108,11 @@ local stored = redis.call('HGET', KEYS[1], 'updatedAt')
 if stored and stored >= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1], 'body', ARGV[2])
 return 1
+`;
+
+const RELEASE_LEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;
 
 export class OrderStoreConflictError extends Error {
@@ -294,6 +302,41 @@ export class OrderStore {
     await this.redis.del(this.key('body', shop, orderId));
   }
 
+  /** Postbacks that could not be understood, kept for an operator (admin pages). */
+  unreadablePostbacks(): UnreadablePostbacks {
+    return new UnreadablePostbacks(this.redis, this.prefix);
+  }
+
+  async keepUnreadablePostback(entry: Omit<UnreadablePostback, 'id'>): Promise<UnreadablePostback> {
+    return this.unreadablePostbacks().keep(entry);
+  }
+
+  async listUnreadablePostbacks(options: { offset?: number; limit?: number } = {}): Promise<{ total: number; entries: UnreadablePostback[] }> {
+    return this.unreadablePostbacks().list(options);
+  }
+
+  async countUnreadablePostbacks(): Promise<number> {
+    return this.unreadablePostbacks().count();
+  }
+
+  async removeUnreadablePostback(id: string): Promise<boolean> {
+    return this.unreadablePostbacks().remove(id);
+  }
+
+  /**
+   * A short lease on one order for steps that read Shopify and then write it (a fulfillment), so two jobs of the same
+   * order do not both act on one read. Returns a token for `releaseLease`, or undefined when someone else holds it.
+   */
+  async tryLease(shop: string, orderId: string, ttlMs: number): Promise<string | undefined> {
+    const token = randomUUID();
+    const ok = await this.redis.set(this.key('lease', shop, orderId), token, 'PX', ttlMs, 'NX');
+    return ok === 'OK' ? token : undefined;
+  }
+
+  async releaseLease(shop: string, orderId: string, token: string): Promise<void> {
+    await this.redis.eval(RELEASE_LEASE_SCRIPT, 1, this.key('lease', shop, orderId), token);
+  }
+
   /** Removes every trace of an order (shop redaction). */
   async deleteOrder(shop: string, orderId: string): Promise<void> {
     const link = await this.get(shop, orderId);
@@ -307,6 +350,64 @@ export class OrderStore {
     if (link?.printOrderId) multi.del(this.key('print', link.printOrderId));
     await multi.exec();
   }
+}
+
+export interface UnreadablePostback {
+  id: string;
+  receivedAt: string;
+  /** Request headers without credentials. */
+  headers: Record<string, string>;
+  /** The body as received (cut at UNREADABLE_BODY_LIMIT characters). */
+  body: string;
+  error: string;
+}
+
+export const UNREADABLE_POSTBACKS_LIMIT = 1000;
+export const UNREADABLE_BODY_LIMIT = 64 * 1024;
+
+/** Postbacks the app could not understand, kept for an operator; a capped list, newest first. */
+export class UnreadablePostbacks {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private get key(): string {
+    return `${this.prefix}postbacks:unreadable`;
+  }
+
+  async keep(entry: Omit<UnreadablePostback, 'id'>): Promise<UnreadablePostback> {
+    const stored: UnreadablePostback = {
+      id: randomUUID(),
+      ...entry,
+      body: entry.body.length > UNREADABLE_BODY_LIMIT ? entry.body.slice(0, UNREADABLE_BODY_LIMIT) : entry.body,
+    };
+    await this.redis.multi().lpush(this.key, JSON.stringify(stored)).ltrim(this.key, 0, UNREADABLE_POSTBACKS_LIMIT - 1).exec().then(failedExec);
+    return stored;
+  }
+
+  async list(options: { offset?: number; limit?: number } = {}): Promise<{ total: number; entries: UnreadablePostback[] }> {
+    const offset = options.offset ?? 0;
+    const limit = options.limit ?? 50;
+    const [total, raw] = await Promise.all([this.redis.llen(this.key), this.redis.lrange(this.key, offset, offset + limit - 1)]);
+    return { total, entries: raw.map((r) => JSON.parse(r) as UnreadablePostback) };
+  }
+
+  async count(): Promise<number> {
+    return this.redis.llen(this.key);
+  }
+
+  /** An operator has dealt with it. Returns whether it was there. */
+  async remove(id: string): Promise<boolean> {
+    const raw = await this.redis.lrange(this.key, 0, -1);
+    const match = raw.find((r) => (JSON.parse(r) as UnreadablePostback).id === id);
+    return match ? (await this.redis.lrem(this.key, 1, match)) > 0 : false;
+  }
+}
+
+function failedExec(results: [Error | null, unknown][] | null): void {
+  const failed = results?.find(([error]) => error);
+  if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction was discarded');
 }
 
 function splitMember(member: string): [string, string] {

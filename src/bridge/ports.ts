@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
+import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, TrackingInfo } from '../shopify/admin-api.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { OrderStore, ShipmentLineItem } from './order-store.js';
 
@@ -44,6 +45,26 @@ export interface ShopifyEffects {
   appendNote(shop: string, orderId: string, line: string): Promise<void>;
 }
 
+/**
+ * What applying print events needs of Shopify: the Admin API operations, addressed by shop. The app builds it on
+ * ShopifyAdminApi (`adminApiFulfillmentPort` in src/shopify/fulfillment-port.ts). Errors are the Admin API's typed
+ * errors, which carry `retryable` and `retryAfterMs`.
+ */
+export interface ShopifyFulfillmentPort {
+  getOrderForFulfillment(shop: string, orderId: string): Promise<OrderForFulfillment | null>;
+  createFulfillment(shop: string, input: CreateFulfillmentInput): Promise<FulfillmentSummary>;
+  updateFulfillmentTracking(shop: string, fulfillmentId: string, tracking: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary>;
+  addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
+  removeTags(shop: string, orderId: string, tags: string[]): Promise<void>;
+  /** The `print_bridge.status` metafield (JSON). */
+  setStatusMetafield(shop: string, orderId: string, value: unknown): Promise<void>;
+  /** Adds a line to the order note unless the note already has it. */
+  appendOrderNote(shop: string, orderId: string, line: string): Promise<void>;
+}
+
+/** The mapping's `tracking` table: print carrier code → the tracking company and URL Shopify shows the customer. */
+export type TrackingLookup = (shop: string, carrierCode: string, trackingNumber: string) => { company?: string; url?: string };
+
 export interface Scheduler {
   /** A submit job after `delayMs`; the same (shop, order, generation) twice is one job. */
   submit(shop: string, orderId: string, delayMs: number, generation?: number): Promise<void>;
@@ -82,4 +103,5 @@ export const TAGS = {
   received: 'print-bridge:received',
   printReady: 'print-bridge:print-ready',
   shipped: 'print-bridge:shipped',
+  partiallyShipped: 'print-bridge:partially-shipped',
 } as const;

@@ -1,6 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { printEventSchema } from '../print-service/postback.js';
 import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
 
 /**
@@ -28,9 +29,20 @@ export const orderJobSchema = z.discriminatedUnion('kind', [
 ]);
 export type OrderJob = z.infer<typeof orderJobSchema>;
 
+export const printEventJobSchema = z.object({
+  event: printEventSchema,
+  receivedAt: z.string(),
+  /** printEventHash of the event: the job id, so an identical postback delivered again is one job. */
+  hash: z.string(),
+  /** What the parser repaired to read the body (docs/triggers.md), for the history. */
+  repairs: z.array(z.string()).default([]),
+});
+export type PrintEventJob = z.infer<typeof printEventJobSchema>;
+
 export interface Queues {
   webhooks: Queue<WebhookJob>;
   orders: Queue<OrderJob>;
+  events: Queue<PrintEventJob>;
   close(): Promise<void>;
 }
 
@@ -47,11 +59,13 @@ export function createQueues(connection: Redis, prefix: string): Queues {
   const options = { connection, prefix: bullPrefix(prefix), defaultJobOptions: DEFAULT_JOB_OPTIONS };
   const webhooks = new Queue<WebhookJob>(QUEUE_NAMES.webhooks, options);
   const orders = new Queue<OrderJob>(QUEUE_NAMES.orders, options);
+  const events = new Queue<PrintEventJob>(QUEUE_NAMES.events, options);
   return {
     webhooks,
     orders,
+    events,
     async close() {
-      await Promise.all([webhooks.close(), orders.close()]);
+      await Promise.all([webhooks.close(), orders.close(), events.close()]);
     },
   };
 }
@@ -70,4 +84,13 @@ export function jobId(...parts: string[]): string {
 
 export function submitJobId(shop: string, orderId: string, generation = 0): string {
   return jobId('submit', shop, orderId, String(generation));
+}
+
+/** Resolves once the event is in Redis; an identical event already queued (or done within a day) is not added twice. */
+export async function enqueuePrintEvent(queue: Queue<PrintEventJob>, job: PrintEventJob): Promise<void> {
+  await queue.add(job.event.kind, job, { jobId: printEventJobId(job.hash) });
+}
+
+export function printEventJobId(hash: string): string {
+  return jobId('event', hash);
 }

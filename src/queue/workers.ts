@@ -1,12 +1,13 @@
-import { type Job, Worker } from 'bullmq';
+import { type Job, Worker, type WorkerOptions as WorkerSettings } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { amendShipping } from '../bridge/amend-shipping.js';
+import { applyPrintEvent, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleWebhook } from '../bridge/handle-webhook.js';
-import type { BridgeDeps } from '../bridge/ports.js';
+import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
-import { bullPrefix, orderJobSchema, QUEUE_NAMES, webhookJobSchema } from './queues.js';
+import { bullPrefix, orderJobSchema, printEventJobSchema, QUEUE_NAMES, webhookJobSchema } from './queues.js';
 import { backoffDelay, BACKOFF_TYPE, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
@@ -16,7 +17,24 @@ export interface WorkerOptions {
   /** How long a job's lock lasts; a worker killed mid-job gives its jobs back after about this long. */
   lockDurationMs?: number;
   logger: Logger;
+  /** What the events worker needs beyond BridgeDeps; without it no events worker runs in this process. */
+  printEvents?: PrintEventWorkerDeps;
+  /** Tests: the wait before a retry (default: backoffDelay of retry.ts). */
+  backoff?: (attemptsMade: number, error?: Error) => number;
 }
+
+export interface PrintEventWorkerDeps {
+  shopify: ShopifyFulfillmentPort;
+  tracking: TrackingLookup;
+  /** Shopify's shipping e-mail on each fulfillment (default true). */
+  notifyCustomer?: boolean;
+}
+
+/**
+ * Attempts an event for an order the store does not know is retried (its submission may not have recorded the ids
+ * yet); after this many it is dropped with a warning, since the print account may also carry other apps' orders.
+ */
+export const UNKNOWN_ORDER_ATTEMPTS = 5;
 
 export interface Workers {
   workers: Worker[];
@@ -34,7 +52,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
     settings: {
       backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
-        type === BACKOFF_TYPE ? backoffDelay(attemptsMade, error) : backoffDelay(attemptsMade),
+        options.backoff ? options.backoff(attemptsMade, error) : type === BACKOFF_TYPE ? backoffDelay(attemptsMade, error) : backoffDelay(attemptsMade),
     },
   };
 
@@ -68,7 +86,14 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     common,
   );
 
-  for (const worker of [webhooks, orders]) {
+  const all = [webhooks, orders];
+  if (options.printEvents) {
+    all.push(createPrintEventWorker({ store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents }, common));
+  } else {
+    options.logger.warn('no print event dependencies given: postbacks are queued but not applied by this process');
+  }
+
+  for (const worker of all) {
     worker.on('failed', (job, error) => {
       const data = job?.data as { shop?: string; orderId?: string; topic?: string } | undefined;
       const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
@@ -81,9 +106,60 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
   }
 
   return {
-    workers: [webhooks, orders],
+    workers: all,
     async close() {
-      await Promise.all([webhooks.close(), orders.close()]);
+      await Promise.all(all.map((w) => w.close()));
     },
   };
+}
+
+type CommonWorkerSettings = WorkerSettings;
+
+function createPrintEventWorker(deps: ApplyPrintEventDeps, common: CommonWorkerSettings): Worker {
+  return new Worker(
+    QUEUE_NAMES.events,
+    async (job: Job) => {
+      const data = printEventJobSchema.parse(job.data);
+      const logger = deps.logger.child({ jobId: job.id, event: data.event.kind, sourceOrderId: data.event.sourceOrderId, printOrderId: data.event.printOrderId });
+      const outcome = await runWithRetrySemantics(() => applyPrintEvent({ ...deps, logger }, data.event));
+      if (outcome.kind === 'unknown-order') {
+        if (job.attemptsMade + 1 < UNKNOWN_ORDER_ATTEMPTS) {
+          throw Object.assign(new Error(`no order known for ${outcome.reference} yet`), { retryable: true });
+        }
+        logger.warn({ reference: outcome.reference }, 'print event for an order this app does not know; dropped');
+      }
+      return outcome;
+    },
+    common,
+  );
+}
+
+/**
+ * The events worker alone, for a process (or a test) that applies postbacks without the other queues. Same retry
+ * semantics and logging as startWorkers.
+ */
+export function startPrintEventWorker(
+  deps: Pick<BridgeDeps, 'store' | 'logger' | 'clock'> & PrintEventWorkerDeps,
+  options: Omit<WorkerOptions, 'printEvents'>,
+): Workers {
+  const worker = createPrintEventWorker(deps, {
+    connection: options.connection,
+    prefix: bullPrefix(options.prefix),
+    concurrency: options.concurrency ?? 8,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
+    settings: {
+      backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
+        options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),
+    },
+  });
+  worker.on('failed', (job, error) => {
+    const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
+    options.logger[final ? 'error' : 'warn'](
+      { queue: worker.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: error.message, name: error.name } },
+      final ? 'job failed for good' : 'job failed; it will be retried',
+    );
+  });
+  worker.on('error', (error) => options.logger.error({ queue: worker.name, err: { message: error.message } }, 'worker error'));
+  return { workers: [worker], close: () => worker.close() };
 }

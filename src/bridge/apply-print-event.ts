@@ -1,0 +1,420 @@
+import type { Logger } from 'pino';
+import type { PrintEvent } from '../print-service/postback.js';
+import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '../shopify/admin-api.js';
+import { planFulfillment, type Shortfall } from '../shopify/fulfillment-plan.js';
+import { OrderBusyError } from './errors.js';
+import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
+import { TAGS, type ShopifyFulfillmentPort, type TrackingLookup } from './ports.js';
+import { canMove, type OrderStatus } from './status.js';
+
+/**
+ * Applies one print-service event to the order link and to Shopify. Jobs are at-least-once and events come in any
+ * order, so every branch is idempotent and statuses only move forward (`canMove`); a late or repeated event is kept
+ * in the history and changes nothing else.
+ *
+ * Fulfillments are the one effect Shopify does not de-duplicate. Before creating one, the order's fulfillments are
+ * read and one that already carries this shipment (its line items, its tracking number, not claimed by another
+ * shipment) is adopted, so a job that died between Shopify's answer and the store write does not fulfil twice on
+ * retry. The remaining quantities of the fulfillment orders are a second guard: a plan never asks for more than
+ * remains open. A lease per order keeps two jobs of one order from acting on the same read.
+ */
+
+export interface ApplyPrintEventDeps {
+  store: OrderStore;
+  shopify: ShopifyFulfillmentPort;
+  tracking: TrackingLookup;
+  clock: () => Date;
+  logger: Logger;
+  /** Shopify's shipping e-mail to the customer on each fulfillment; on by default. */
+  notifyCustomer?: boolean;
+  /** How long one order's lease lasts (a crashed job's lease runs out after this). */
+  leaseMs?: number;
+}
+
+export type ApplyPrintEventOutcome =
+  | { kind: 'unknown-order'; reference: string }
+  | { kind: 'status'; status: OrderStatus; moved: boolean }
+  | { kind: 'fulfilled'; shipmentIndex: number; fulfillmentId: string; adopted: boolean; shortfalls: Shortfall[] }
+  | { kind: 'tracking-updated'; shipmentIndex: number; fulfillmentId: string }
+  | { kind: 'nothing-to-fulfill'; shipmentIndex: number; shortfalls: Shortfall[] }
+  | { kind: 'unchanged'; detail: string }
+  | { kind: 'already-there'; detail: string }
+  | { kind: 'not-fulfilled-cancelled'; shipmentIndex: number };
+
+/** The event names an order or a shipment the link does not have: retrying will not change that. */
+export class PrintEventMismatchError extends Error {
+  readonly retryable = false;
+  constructor(message: string) {
+    super(message);
+    this.name = 'PrintEventMismatchError';
+  }
+}
+
+const DUPLICATE_SUBMISSION = /duplicate|already exists/i;
+
+export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEvent): Promise<ApplyPrintEventOutcome> {
+  const link = await findLink(deps.store, event);
+  if (!link) return { kind: 'unknown-order', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
+  const log = deps.logger.child({ shop: link.shop, orderId: link.orderId, event: event.kind, sourceOrderId: link.sourceOrderId });
+
+  switch (event.kind) {
+    case 'received':
+      return progress(deps, link, event, 'received', TAGS.received);
+    case 'print-ready':
+      return progress(deps, link, event, 'print-ready', TAGS.printReady);
+    case 'errored':
+    case 'submission-error':
+      return failure(deps, link, event);
+    case 'cancelled':
+      return cancelled(deps, link, event);
+    case 'shipped': {
+      const leaseMs = deps.leaseMs ?? 60_000;
+      const lease = await deps.store.tryLease(link.shop, link.orderId, leaseMs);
+      if (!lease) throw Object.assign(new OrderBusyError(`order ${link.orderId} is being updated by another job`), { retryAfterMs: 500 });
+      try {
+        return await shipped(deps, link, event, log);
+      } finally {
+        await deps.store.releaseLease(link.shop, link.orderId, lease);
+      }
+    }
+  }
+}
+
+async function findLink(store: OrderStore, event: PrintEvent): Promise<OrderLink | undefined> {
+  if (event.printOrderId) {
+    const byPrint = await store.findByPrintOrderId(event.printOrderId);
+    if (byPrint) return byPrint;
+  }
+  if (event.sourceOrderId) return store.findBySourceOrderId(event.sourceOrderId);
+  // A 24-hex OrderId may also be someone's sourceOrderId.
+  return event.printOrderId ? store.findBySourceOrderId(event.printOrderId) : undefined;
+}
+
+function eventTime(deps: ApplyPrintEventDeps, event: PrintEvent): string {
+  return event.timestamp && !Number.isNaN(Date.parse(event.timestamp)) ? event.timestamp : deps.clock().toISOString();
+}
+
+function describe(event: PrintEvent): string {
+  const parts = [
+    event.shipmentIndex !== undefined ? `shipment ${event.shipmentIndex}` : '',
+    event.trackingNumber ? `tracking ${event.trackingNumber}` : '',
+    event.carrier?.code ? `carrier ${event.carrier.code}${event.carrier.service ? `/${event.carrier.service}` : ''}` : '',
+    event.errors.length ? event.errors.join('; ') : '',
+    event.timestamp ? `at ${event.timestamp}` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** Moves the status when it is forward, records the event either way. */
+async function moveStatus(
+  deps: ApplyPrintEventDeps,
+  link: OrderLink,
+  event: PrintEvent,
+  status: OrderStatus,
+  change: (current: OrderLink) => OrderLink = (c) => c,
+): Promise<{ link: OrderLink; moved: boolean; from: OrderStatus }> {
+  let moved = false;
+  let from: OrderStatus = link.status;
+  const at = eventTime(deps, event);
+  const { link: stored } = await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current) return undefined;
+    from = current.status;
+    moved = canMove(current.status, status);
+    const next = change(current);
+    return {
+      link: moved ? { ...next, status, statusAt: at } : next,
+      history: [
+        {
+          event: `print service: ${event.kind}${moved ? '' : ` (kept ${current.status})`}`,
+          source: 'print-service',
+          status: moved ? status : undefined,
+          detail: describe(event) || undefined,
+        },
+      ],
+    };
+  });
+  return { link: stored ?? link, moved, from };
+}
+
+async function writeStatusMetafield(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
+  await deps.shopify.setStatusMetafield(link.shop, link.orderId, {
+    status: link.status,
+    at: link.statusAt,
+    sourceOrderId: link.sourceOrderId ?? null,
+    printOrderId: link.printOrderId ?? null,
+  });
+}
+
+async function progress(
+  deps: ApplyPrintEventDeps,
+  link: OrderLink,
+  event: PrintEvent,
+  status: 'received' | 'print-ready',
+  tag: string,
+): Promise<ApplyPrintEventOutcome> {
+  const result = await moveStatus(deps, link, event, status, (c) => ({
+    ...c,
+    // Progress at the printer clears what its earlier failure reported.
+    problems: c.problems.filter((p) => p.kind !== 'print-error' && p.kind !== 'submission-error'),
+  }));
+  // Tags record what happened, whatever the order: a late Print Ready still tags, so any arrival order ends the same.
+  await deps.shopify.addTags(link.shop, link.orderId, [tag]);
+  if (result.moved && result.from === 'error') await deps.shopify.removeTags(link.shop, link.orderId, [TAGS.error]);
+  await writeStatusMetafield(deps, result.link);
+  return { kind: 'status', status: result.link.status, moved: result.moved };
+}
+
+async function failure(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintEvent): Promise<ApplyPrintEventOutcome> {
+  const messages = event.errors.length > 0 ? event.errors : [event.kind === 'errored' ? 'the print service reported the order errored' : 'the print service reported a submission error'];
+  if (event.kind === 'submission-error' && messages.some((m) => DUPLICATE_SUBMISSION.test(m))) {
+    // A resubmission the printer refused because it has the order: the order is there, nothing failed.
+    const detail = `the print service already has ${event.sourceOrderId ?? link.sourceOrderId}: ${messages.join('; ')}`;
+    await deps.store.note(link.shop, link.orderId, { event: 'print service: duplicate submission refused (already there)', source: 'print-service', detail });
+    return { kind: 'already-there', detail };
+  }
+  const kind = event.kind === 'errored' ? 'print-error' : 'submission-error';
+  const at = eventTime(deps, event);
+  const problems: Problem[] = messages.map((message) => ({ kind, message, at }));
+  const result = await moveStatus(deps, link, event, 'error', (c) => ({
+    ...c,
+    problems: [...c.problems.filter((p) => p.kind !== kind), ...problems],
+  }));
+  if (result.moved) {
+    await deps.shopify.addTags(link.shop, link.orderId, [TAGS.error]);
+    await writeStatusMetafield(deps, result.link);
+  }
+  return { kind: 'status', status: result.link.status, moved: result.moved };
+}
+
+async function cancelled(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintEvent): Promise<ApplyPrintEventOutcome> {
+  const ours = link.cancelRequested !== undefined && link.cancelRequested.by !== 'print-service';
+  const at = eventTime(deps, event);
+  const result = await moveStatus(deps, link, event, 'cancelled', (c) => ({
+    ...c,
+    cancelRequested: c.cancelRequested ?? { at, by: 'print-service' },
+  }));
+  if (!result.moved && result.link.status !== 'cancelled') {
+    return { kind: 'unchanged', detail: `a ${result.link.status} order cannot be cancelled; the event is in the history` };
+  }
+  await deps.shopify.addTags(link.shop, link.orderId, [TAGS.cancelled]);
+  await deps.shopify.appendOrderNote(
+    link.shop,
+    link.orderId,
+    ours
+      ? `print-bridge: the print service confirmed the cancellation of ${link.sourceOrderId ?? 'this order'}.`
+      : `print-bridge: ${link.sourceOrderId ?? 'this order'} was cancelled at the print service; nothing will be fulfilled by print-bridge.`,
+  );
+  await writeStatusMetafield(deps, result.link);
+  return { kind: 'status', status: result.link.status, moved: result.moved };
+}
+
+// ------------------------------------------------------------------------------------------------------- shipments
+
+function trackingOf(deps: ApplyPrintEventDeps, shop: string, event: PrintEvent): TrackingInfo | undefined {
+  if (!event.trackingNumber) return undefined;
+  const code = event.carrier?.code ?? event.carrier?.alias;
+  const found = code ? deps.tracking(shop, code, event.trackingNumber) : {};
+  return { number: event.trackingNumber, company: found.company ?? null, url: found.url ?? null };
+}
+
+async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: PrintEvent, log: Logger): Promise<ApplyPrintEventOutcome> {
+  const { shop, orderId } = initial;
+  const index = event.shipmentIndex ?? (initial.shipments.length === 1 ? initial.shipments[0]!.index : undefined);
+  if (index === undefined) throw new PrintEventMismatchError(`Shipment Shipped for ${initial.sourceOrderId ?? orderId} names no shipmentIndex, and the order has ${initial.shipments.length} shipments`);
+  if (!initial.shipments.some((s) => s.index === index)) {
+    throw new PrintEventMismatchError(`Shipment Shipped for ${initial.sourceOrderId ?? orderId} names shipment ${index}, which the order does not have (it has ${initial.shipments.map((s) => s.index).join(', ') || 'none'})`);
+  }
+
+  // The shipment's facts are recorded first: they are true whatever Shopify does next.
+  const at = eventTime(deps, event);
+  const { link } = await deps.store.update(shop, orderId, (current) => {
+    if (!current) return undefined;
+    const shipment = current.shipments.find((s) => s.index === index)!;
+    const changed = shipment.status !== 'shipped' || (event.trackingNumber !== undefined && shipment.trackingNumber !== event.trackingNumber);
+    const shipments = current.shipments.map((s) =>
+      s.index === index
+        ? {
+            ...s,
+            status: 'shipped' as const,
+            trackingNumber: event.trackingNumber ?? s.trackingNumber,
+            carrier: event.carrier ?? s.carrier,
+            shippedAt: s.shippedAt ?? at,
+          }
+        : s,
+    );
+    const cancelled = current.status === 'cancelled';
+    const target: OrderStatus = shipments.every((s) => s.status === 'shipped') ? 'shipped' : 'partially-shipped';
+    const moved = !cancelled && canMove(current.status, target);
+    return {
+      link: { ...current, shipments, ...(moved ? { status: target, statusAt: at } : {}) },
+      history: [
+        {
+          event: cancelled
+            ? `print service: shipment ${index} shipped after the order was cancelled (not fulfilled)`
+            : `print service: shipment ${index} shipped${changed ? '' : ' (repeat)'}`,
+          source: 'print-service',
+          status: moved ? target : undefined,
+          detail: describe(event) || undefined,
+        },
+      ],
+    };
+  });
+  if (!link) throw new PrintEventMismatchError(`order ${orderId} disappeared from the store`);
+  const shipment = link.shipments.find((s) => s.index === index)!;
+
+  if (link.status === 'cancelled') {
+    await deps.shopify.appendOrderNote(
+      shop,
+      orderId,
+      `print-bridge: the print service reported shipment ${index + 1} shipped${event.trackingNumber ? ` (tracking ${event.trackingNumber})` : ''} after the order was cancelled; it was not fulfilled in Shopify. Check with the printer.`,
+    );
+    return { kind: 'not-fulfilled-cancelled', shipmentIndex: index };
+  }
+
+  const tracking = trackingOf(deps, shop, event);
+  const outcome = await fulfilShipment(deps, link, shipment, tracking, log);
+  await markShippedInShopify(deps, link);
+  return outcome;
+}
+
+async function markShippedInShopify(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
+  const current = (await deps.store.get(link.shop, link.orderId)) ?? link;
+  const tags = current.status === 'shipped' ? [TAGS.shipped] : current.status === 'partially-shipped' ? [TAGS.partiallyShipped] : [];
+  if (tags.length) await deps.shopify.addTags(link.shop, link.orderId, tags);
+  if (current.status === 'shipped') await deps.shopify.removeTags(link.shop, link.orderId, [TAGS.partiallyShipped, TAGS.error]);
+  await writeStatusMetafield(deps, current);
+}
+
+async function fulfilShipment(
+  deps: ApplyPrintEventDeps,
+  link: OrderLink,
+  shipment: ShipmentLink,
+  tracking: TrackingInfo | undefined,
+  log: Logger,
+): Promise<ApplyPrintEventOutcome> {
+  const { shop, orderId } = link;
+  const notify = deps.notifyCustomer ?? true;
+  const wantedNumber = tracking?.number ?? undefined;
+
+  if (shipment.fulfillmentId) {
+    // An empty tracking number never clears the tracking a fulfillment already has.
+    if (!wantedNumber || wantedNumber === shipment.fulfilledTrackingNumber) return { kind: 'unchanged', detail: `shipment ${shipment.index} is fulfilled as ${shipment.fulfillmentId}` };
+    await deps.shopify.updateFulfillmentTracking(shop, shipment.fulfillmentId, tracking!, notify);
+    await recordFulfillment(deps, link, shipment.index, shipment.fulfillmentId, wantedNumber, `tracking changed to ${wantedNumber}`);
+    log.info({ fulfillmentId: shipment.fulfillmentId, trackingNumber: wantedNumber }, 'fulfillment tracking updated');
+    return { kind: 'tracking-updated', shipmentIndex: shipment.index, fulfillmentId: shipment.fulfillmentId };
+  }
+  if (shipment.appliedAt) return { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` };
+
+  const order = await deps.shopify.getOrderForFulfillment(shop, orderId);
+  if (!order) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
+
+  const claimed = new Set(link.shipments.map((s) => s.fulfillmentId).filter((id): id is string => Boolean(id)));
+  const existing = findOwnFulfillment(order, shipment, wantedNumber, claimed);
+  if (existing) {
+    await recordFulfillment(deps, link, shipment.index, existing.id, trackingNumbersOf(existing)[0], 'found in Shopify (created by an earlier attempt)');
+    if (wantedNumber && !trackingNumbersOf(existing).includes(wantedNumber)) {
+      await deps.shopify.updateFulfillmentTracking(shop, existing.id, tracking!, notify);
+      await recordFulfillment(deps, link, shipment.index, existing.id, wantedNumber, `tracking changed to ${wantedNumber}`);
+    }
+    return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: existing.id, adopted: true, shortfalls: [] };
+  }
+
+  const plan = planFulfillment(order, shipment.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })));
+  if (plan.shortfalls.length > 0) await noteShortfalls(deps, link, order, shipment.index, plan.shortfalls);
+  if (plan.fulfillmentOrders.length === 0) {
+    await deps.store.update(shop, orderId, (current) =>
+      current
+        ? {
+            link: { ...current, shipments: current.shipments.map((s) => (s.index === shipment.index ? { ...s, appliedAt: deps.clock().toISOString() } : s)) },
+            history: [{ event: `shipment ${shipment.index}: nothing left to fulfill in Shopify`, source: 'worker', detail: shortfallText(order, plan.shortfalls) }],
+          }
+        : undefined,
+    );
+    return { kind: 'nothing-to-fulfill', shipmentIndex: shipment.index, shortfalls: plan.shortfalls };
+  }
+
+  let created;
+  try {
+    created = await deps.shopify.createFulfillment(shop, { orderGid: orderId, fulfillmentOrders: plan.fulfillmentOrders, trackingInfo: tracking, notifyCustomer: notify });
+  } catch (error) {
+    if (error instanceof ShopifyUserError) {
+      const at = deps.clock().toISOString();
+      await deps.store.update(shop, orderId, (current) =>
+        current
+          ? {
+              link: { ...current, problems: [...current.problems.filter((p) => p.subject !== `shipment ${shipment.index}`), { kind: 'fulfillment', subject: `shipment ${shipment.index}`, message: error.message, at }] },
+              history: [{ event: `shipment ${shipment.index}: Shopify refused the fulfillment`, source: 'worker', detail: error.message }],
+            }
+          : undefined,
+      );
+    }
+    throw error;
+  }
+  await recordFulfillment(deps, link, shipment.index, created.id, wantedNumber, `fulfilled as ${created.name}`);
+  log.info({ fulfillmentId: created.id, shipmentIndex: shipment.index, trackingNumber: wantedNumber }, 'shipment fulfilled in Shopify');
+  return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: created.id, adopted: false, shortfalls: plan.shortfalls };
+}
+
+async function recordFulfillment(deps: ApplyPrintEventDeps, link: OrderLink, index: number, fulfillmentId: string, trackingNumber: string | undefined, detail: string): Promise<void> {
+  await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current) return undefined;
+    const shipment = current.shipments.find((s) => s.index === index);
+    if (shipment?.fulfillmentId === fulfillmentId && shipment.fulfilledTrackingNumber === trackingNumber) return undefined;
+    return {
+      link: {
+        ...current,
+        shipments: current.shipments.map((s) =>
+          s.index === index ? { ...s, fulfillmentId, fulfilledTrackingNumber: trackingNumber, appliedAt: s.appliedAt ?? deps.clock().toISOString() } : s,
+        ),
+        problems: current.problems.filter((p) => p.subject !== `shipment ${index}`),
+      },
+      history: [{ event: `shipment ${index} fulfilled in Shopify`, source: 'worker', detail: `${fulfillmentId}: ${detail}` }],
+    };
+  });
+}
+
+function trackingNumbersOf(fulfillment: OrderForFulfillment['fulfillments'][number]): string[] {
+  return fulfillment.trackingInfo.map((t) => t.number).filter((n): n is string => Boolean(n));
+}
+
+/**
+ * A fulfillment this shipment already has in Shopify: not cancelled, not claimed by another shipment, with the
+ * tracking number wanted (or none when none is wanted) and only the shipment's line items, at most its quantities.
+ */
+function findOwnFulfillment(
+  order: OrderForFulfillment,
+  shipment: ShipmentLink,
+  trackingNumber: string | undefined,
+  claimed: Set<string>,
+): OrderForFulfillment['fulfillments'][number] | undefined {
+  const wanted = new Map<string, number>();
+  for (const l of shipment.lineItems) wanted.set(l.lineItemId, (wanted.get(l.lineItemId) ?? 0) + l.quantity);
+  const fits = (f: OrderForFulfillment['fulfillments'][number]) => {
+    if (claimed.has(f.id) || /^(CANCELLED|ERROR|FAILURE)$/i.test(f.status)) return false;
+    const numbers = trackingNumbersOf(f);
+    if (trackingNumber ? !numbers.includes(trackingNumber) : numbers.length > 0) return false;
+    const got = new Map<string, number>();
+    for (const l of f.lineItems) got.set(l.lineItemId, (got.get(l.lineItemId) ?? 0) + l.quantity);
+    return got.size > 0 && [...got].every(([id, q]) => q <= (wanted.get(id) ?? 0));
+  };
+  return order.fulfillments.filter(fits).sort((a, b) => total(b) - total(a))[0];
+}
+
+function total(f: OrderForFulfillment['fulfillments'][number]): number {
+  return f.lineItems.reduce((sum, l) => sum + l.quantity, 0);
+}
+
+function shortfallText(order: OrderForFulfillment, shortfalls: Shortfall[]): string {
+  const name = (id: string) => order.lineItems.find((l) => l.id === id)?.name ?? id;
+  const why = { 'already-fulfilled': 'already fulfilled in Shopify', cancelled: 'cancelled in Shopify', 'not-in-order': 'no longer in the order' } as const;
+  return shortfalls.map((s) => `${s.quantity} × ${name(s.lineItemId)} (${why[s.reason]})`).join(', ');
+}
+
+async function noteShortfalls(deps: ApplyPrintEventDeps, link: OrderLink, order: OrderForFulfillment, index: number, shortfalls: Shortfall[]): Promise<void> {
+  await deps.shopify.appendOrderNote(
+    link.shop,
+    link.orderId,
+    `print-bridge: shipment ${index + 1} shipped; not fulfilled again by print-bridge: ${shortfallText(order, shortfalls)}.`,
+  );
+}

@@ -1,0 +1,338 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Postbacks from the print service's triggers. Their bodies come from templates people write inside the service, so
+ * the parser is tolerant about names and shapes (PascalCase or camelCase keys, any case in status words, every value
+ * a string) and strict about meaning: an event it cannot name, or that names no order, is "not understood" and the
+ * route answers 400 and keeps the body for an operator. docs/triggers.md lists exactly what is accepted and repaired.
+ */
+
+export const PRINT_EVENT_KINDS = ['received', 'errored', 'cancelled', 'print-ready', 'shipped', 'submission-error'] as const;
+export type PrintEventKind = (typeof PRINT_EVENT_KINDS)[number];
+
+export const printEventSchema = z.object({
+  kind: z.enum(PRINT_EVENT_KINDS),
+  sourceOrderId: z.string().min(1).optional(),
+  /** The service's 24-hex `_id`. */
+  printOrderId: z.string().regex(/^[0-9a-f]{24}$/).optional(),
+  shipmentIndex: z.number().int().min(0).optional(),
+  trackingNumber: z.string().min(1).optional(),
+  carrier: z.object({ code: z.string().optional(), service: z.string().optional(), alias: z.string().optional() }).optional(),
+  errors: z.array(z.string()),
+  /** When the service says the event happened (ISO 8601 when it could be read as a time). */
+  timestamp: z.string().optional(),
+});
+export type PrintEvent = z.infer<typeof printEventSchema>;
+
+export type ParsedPostback =
+  | { ok: true; event: PrintEvent; /** What was repaired to read the body; empty for valid JSON. */ repairs: string[] }
+  | { ok: false; error: string };
+
+const HEX_ID = /^[0-9a-f]{24}$/i;
+
+/** Status words after lower-casing and dropping everything but letters, with the "order"/"shipment" prefixes gone. */
+const KIND_WORDS: Record<string, PrintEventKind> = {
+  received: 'received',
+  errored: 'errored',
+  error: 'errored',
+  cancelled: 'cancelled',
+  canceled: 'cancelled',
+  printready: 'print-ready',
+  shipped: 'shipped',
+  submissionerror: 'submission-error',
+};
+
+export function eventKindOf(word: string): PrintEventKind | undefined {
+  let w = word.toLowerCase().replace(/[^a-z]/g, '');
+  if (w.startsWith('order')) w = w.slice('order'.length);
+  if (w.startsWith('shipment')) w = w.slice('shipment'.length);
+  return KIND_WORDS[w];
+}
+
+// Values at the boundary: a template may render any scalar as a string or a number.
+const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((v) => String(v).trim());
+const indexValue = z.union([
+  z.number().int().min(0),
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform((v) => Number(v)),
+]);
+const carrierValue = z.union([
+  scalar.transform((code) => (code ? { code } : undefined)),
+  z.record(z.string(), z.unknown()).transform((raw) => {
+    const keyed = normaliseKeys(raw);
+    const pick = (k: string) => {
+      const parsed = scalar.safeParse(keyed.get(k));
+      return parsed.success && parsed.data ? parsed.data : undefined;
+    };
+    const carrier = { code: pick('code'), service: pick('service'), alias: pick('alias') };
+    return carrier.code || carrier.service || carrier.alias ? dropUndefined(carrier) : undefined;
+  }),
+  z.null().transform(() => undefined),
+]);
+const errorsValue = z
+  .union([z.array(z.unknown()), scalar, z.null()])
+  .transform((v) => {
+    const list = v === null ? [] : Array.isArray(v) ? v : [v];
+    return list
+      .map((e) => {
+        if (typeof e === 'string' || typeof e === 'number') return String(e).trim();
+        if (e && typeof e === 'object') {
+          const keyed = normaliseKeys(e as Record<string, unknown>);
+          const message = keyed.get('message') ?? keyed.get('error') ?? keyed.get('text');
+          return typeof message === 'string' ? message.trim() : JSON.stringify(e);
+        }
+        return '';
+      })
+      .filter((e) => e.length > 0);
+  });
+
+/** Parses a raw postback body into an event, or says plainly why it cannot. */
+export function parsePostback(rawBody: string): ParsedPostback {
+  const body = rawBody.replace(/^\uFEFF/, '');
+  if (body.trim() === '') return { ok: false, error: 'empty body' };
+  let value: unknown;
+  let repairs: string[] = [];
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    const repaired = repairJson(body);
+    if (!repaired.ok) return { ok: false, error: `not JSON (${(error as Error).message}) and not repairable: ${repaired.error}` };
+    try {
+      value = JSON.parse(repaired.text);
+      repairs = repaired.repairs;
+    } catch (again) {
+      return { ok: false, error: `not JSON (${(error as Error).message}); even after repairs: ${(again as Error).message}` };
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'the body is not a JSON object' };
+  const understood = eventFromObject(value as Record<string, unknown>);
+  return understood.ok ? { ok: true, event: understood.event, repairs } : understood;
+}
+
+function eventFromObject(raw: Record<string, unknown>): { ok: true; event: PrintEvent } | { ok: false; error: string } {
+  const keyed = normaliseKeys(raw);
+  const problems: string[] = [];
+
+  // `event` names the trigger; a record `status` in the same body may lag behind it (printready while a shipment ships).
+  let kind: PrintEventKind | undefined;
+  const seen: string[] = [];
+  for (const key of ['event', 'eventname', 'orderstatus', 'status']) {
+    const v = keyed.get(key);
+    if (typeof v !== 'string') continue;
+    seen.push(`${key}: ${JSON.stringify(v)}`);
+    kind = eventKindOf(v);
+    if (kind) break;
+  }
+  if (!kind) problems.push(seen.length ? `unknown event (${seen.join(', ')})` : 'no event, Event, status or OrderStatus field');
+
+  const text = (key: string): string | undefined => {
+    const v = keyed.get(key);
+    if (v === undefined || v === null) return undefined;
+    const parsed = scalar.safeParse(v);
+    if (!parsed.success) {
+      problems.push(`${key}: must be a string or a number`);
+      return undefined;
+    }
+    return parsed.data || undefined;
+  };
+
+  let sourceOrderId = text('sourceorderid');
+  let printOrderId: string | undefined;
+  for (const key of ['id', 'printorderid']) {
+    const v = text(key);
+    if (v && HEX_ID.test(v)) printOrderId ??= v.toLowerCase();
+  }
+  // `OrderId` is the service's `_id` when it looks like one; the submission error's OrderId is the sourceOrderId.
+  const orderId = text('orderid');
+  if (orderId) {
+    if (HEX_ID.test(orderId) && !printOrderId) printOrderId = orderId.toLowerCase();
+    else if (!HEX_ID.test(orderId)) sourceOrderId ??= orderId;
+  }
+  if (!sourceOrderId && !printOrderId) problems.push('no order reference (sourceOrderId, SourceOrderId, OrderId or a 24-hex _id)');
+
+  let shipmentIndex: number | undefined;
+  const rawIndex = keyed.get('shipmentindex');
+  if (rawIndex !== undefined && rawIndex !== null && rawIndex !== '') {
+    const parsed = indexValue.safeParse(rawIndex);
+    if (parsed.success) shipmentIndex = parsed.data;
+    else problems.push(`shipmentIndex: must be a whole number, got ${JSON.stringify(rawIndex)}`);
+  }
+
+  const trackingNumber = text('trackingnumber');
+  let carrier: PrintEvent['carrier'];
+  const rawCarrier = keyed.get('carrier') ?? keyed.get('carriercode');
+  if (rawCarrier !== undefined) {
+    const parsed = carrierValue.safeParse(rawCarrier);
+    if (parsed.success) carrier = parsed.data;
+    else problems.push('carrier: must be a string or {code, service}');
+  }
+
+  const rawErrors = keyed.get('errorsclean') ?? keyed.get('errors') ?? keyed.get('error') ?? keyed.get('message');
+  const errors = rawErrors === undefined ? [] : (errorsValue.safeParse(rawErrors).data ?? []);
+
+  let timestamp = text('timestamp') ?? text('time') ?? text('date');
+  if (timestamp && !Number.isNaN(Date.parse(timestamp))) timestamp = new Date(Date.parse(timestamp)).toISOString();
+
+  if (problems.length > 0 || !kind) return { ok: false, error: problems.join('; ') };
+  const candidate = dropUndefined({ kind, sourceOrderId, printOrderId, shipmentIndex, trackingNumber, carrier, errors, timestamp });
+  const checked = printEventSchema.safeParse(candidate);
+  if (!checked.success) return { ok: false, error: checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  return { ok: true, event: checked.data };
+}
+
+/** Keys compared without case and without `_`, `-` or spaces: `SourceOrderId`, `sourceOrderId`, `source_order_id`, `_id`. */
+function normaliseKeys(raw: Record<string, unknown>): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(raw)) {
+    const key = k.toLowerCase().replace(/[^a-z0-9]/g, '');
+    if (!out.has(key)) out.set(key, v);
+  }
+  return out;
+}
+
+function dropUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * A fingerprint of what an event means (not of its bytes), so the same postback delivered again, re-indented or with
+ * its keys in another order, is recognised cheaply. Correctness does not depend on it: the use cases are idempotent.
+ */
+export function printEventHash(event: PrintEvent): string {
+  const canonical = JSON.stringify([
+    event.kind,
+    event.sourceOrderId ?? '',
+    event.printOrderId ?? '',
+    event.shipmentIndex ?? '',
+    event.trackingNumber ?? '',
+    event.carrier?.code ?? '',
+    event.carrier?.service ?? '',
+    event.errors,
+    event.timestamp ?? '',
+  ]);
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+}
+
+// ---------------------------------------------------------------------------------------------------- JSON repair
+
+/**
+ * The repairs of docs/triggers.md, and nothing more, for bodies hand-written templates got slightly wrong:
+ * 1. a bare word as a value (`"Carrier": shqcustomc_po_pm`) or as a key becomes a string; `true`, `false`, `null`
+ *    and numbers stay what they are. A bare value runs to the end of its line or the next `,` `}` `]`.
+ * 2. a missing comma between two members or array values on different lines is added.
+ * 3. a trailing comma before `}` or `]` is dropped.
+ * Anything else (single quotes, comments, unbalanced brackets, an unterminated string) is not repaired.
+ */
+export function repairJson(text: string): { ok: true; text: string; repairs: string[] } | { ok: false; error: string } {
+  const out: string[] = [];
+  const repairs = new Set<string>();
+  const stack: ('{' | '[')[] = [];
+  // What the last token emitted was: a value end (string, bare, number, } or ]), `:`, `,`, `{` or `[`.
+  let last: 'value' | ':' | ',' | '{' | '[' | 'start' = 'start';
+  let newlineSinceLast = false;
+  let i = 0;
+  const n = text.length;
+
+  const beginValueOrKey = () => {
+    if (last === 'value') {
+      if (!newlineSinceLast) throw new RepairError(`two values without a comma on one line at offset ${i}`);
+      out.push(',');
+      repairs.add('added missing commas between lines');
+    }
+  };
+
+  // Only a body that is an object in intent is repaired; a stray HTML page or a word is plainly not a postback.
+  if (!text.trimStart().startsWith('{')) return { ok: false, error: 'it does not start with {' };
+  try {
+    while (i < n) {
+      const c = text[i]!;
+      if (c === '\n' || c === '\r') {
+        newlineSinceLast = true;
+        out.push(c);
+        i++;
+        continue;
+      }
+      if (c === ' ' || c === '\t') {
+        out.push(c);
+        i++;
+        continue;
+      }
+      if (c === '"') {
+        beginValueOrKey();
+        let j = i + 1;
+        while (j < n && text[j] !== '"') {
+          if (text[j] === '\\') j++;
+          else if (text[j] === '\n') throw new RepairError(`unterminated string at offset ${i}`);
+          j++;
+        }
+        if (j >= n) throw new RepairError(`unterminated string at offset ${i}`);
+        out.push(text.slice(i, j + 1));
+        i = j + 1;
+        last = 'value';
+        newlineSinceLast = false;
+        continue;
+      }
+      if (c === '{' || c === '[') {
+        beginValueOrKey();
+        stack.push(c);
+        out.push(c);
+        i++;
+        last = c;
+        newlineSinceLast = false;
+        continue;
+      }
+      if (c === '}' || c === ']') {
+        const open = stack.pop();
+        if ((c === '}' && open !== '{') || (c === ']' && open !== '[')) throw new RepairError(`unbalanced ${c} at offset ${i}`);
+        if (last === ',') {
+          // Drop the trailing comma emitted before (and any whitespace after it stays).
+          const at = out.lastIndexOf(',');
+          out.splice(at, 1);
+          repairs.add('dropped trailing commas');
+        }
+        out.push(c);
+        i++;
+        last = 'value';
+        newlineSinceLast = false;
+        continue;
+      }
+      if (c === ':' || c === ',') {
+        if (last === c || last === 'start') throw new RepairError(`unexpected ${c} at offset ${i}`);
+        out.push(c);
+        i++;
+        last = c;
+        newlineSinceLast = false;
+        continue;
+      }
+      // A bare token: up to the end of the line or the next structural character.
+      let j = i;
+      while (j < n && !',{}[]:"\r\n'.includes(text[j]!)) j++;
+      // A bare key ends at its colon; a bare value runs on through spaces.
+      const word = text.slice(i, j).trim();
+      if (word === '') throw new RepairError(`unexpected character at offset ${i}`);
+      beginValueOrKey();
+      if (/^(true|false|null)$/.test(word) || /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(word)) {
+        out.push(word);
+      } else {
+        if (/['\\]/.test(word)) throw new RepairError(`bare word ${JSON.stringify(word)} contains quotes or backslashes`);
+        out.push(JSON.stringify(word));
+        repairs.add(last === ':' ? 'quoted bare-word values' : 'quoted bare-word keys or values');
+      }
+      out.push(text.slice(i, j).slice(text.slice(i, j).trimEnd().length));
+      i = j;
+      last = 'value';
+      newlineSinceLast = false;
+    }
+    if (stack.length > 0) throw new RepairError(`unclosed ${stack.at(-1)}`);
+  } catch (error) {
+    if (error instanceof RepairError) return { ok: false, error: error.message };
+    throw error;
+  }
+  return { ok: true, text: out.join(''), repairs: [...repairs] };
+}
+
+class RepairError extends Error {}

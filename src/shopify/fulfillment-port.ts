@@ -1,0 +1,20 @@
+import type { ShopifyFulfillmentPort } from '../bridge/ports.js';
+import type { ShopifyAdminApi } from './admin-api.js';
+
+/** The fulfillment port on the app's Admin API clients, one per shop (e.g. `ShopifyAdminClients.forShop`). */
+export function adminApiFulfillmentPort(forShop: (shop: string) => ShopifyAdminApi | Promise<ShopifyAdminApi>): ShopifyFulfillmentPort {
+  return {
+    getOrderForFulfillment: async (shop, orderId) => (await forShop(shop)).getOrderForFulfillment(orderId),
+    createFulfillment: async (shop, input) => (await forShop(shop)).createFulfillment(input),
+    updateFulfillmentTracking: async (shop, fulfillmentId, tracking, notifyCustomer) =>
+      (await forShop(shop)).updateFulfillmentTracking(fulfillmentId, tracking, notifyCustomer),
+    addTags: async (shop, orderId, tags) => (await forShop(shop)).addTags(orderId, tags),
+    removeTags: async (shop, orderId, tags) => (await forShop(shop)).removeTags(orderId, tags),
+    setStatusMetafield: async (shop, orderId, value) => {
+      await (await forShop(shop)).setStatusMetafield(orderId, value);
+    },
+    appendOrderNote: async (shop, orderId, line) => {
+      await (await forShop(shop)).appendOrderNote(orderId, line);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import type { UnreadablePostback } from '../bridge/order-store.js';
+import { parsePostback, printEventHash } from '../print-service/postback.js';
+import type { PrintEventJob } from '../queue/queues.js';
+
+export interface PostbackRouteDeps {
+  /** POSTBACK_TOKEN as a list: every one is accepted, so a new token can be rolled out before the old is removed. */
+  tokens: readonly string[];
+  /** POSTBACK_BASIC_AUTH (`user:password`): when set, triggers must send it too. */
+  basicAuth?: string;
+  /** Resolves once the job is durably in Redis (`enqueuePrintEvent(queues.events, job)`). */
+  enqueue: (job: PrintEventJob) => Promise<unknown>;
+  /** Keeps a body that could not be understood (`store.keepUnreadablePostback`). */
+  keepUnreadable: (entry: Omit<UnreadablePostback, 'id'>) => Promise<unknown>;
+  logger: Logger;
+  clock?: () => Date;
+  /** Largest body accepted (default 1 MiB). */
+  limit?: string;
+}
+
+/**
+ * `POST /postbacks/:token` (DESIGN section 5). Authenticates, parses, queues and answers; the event is applied to
+ * Shopify by the events worker. 2xx only once queued, 503 when Redis cannot take it (the service's trigger retries),
+ * 401 for an unknown token or wrong basic auth with nothing stored, 400 for a body that cannot be understood, which
+ * is kept for an operator.
+ */
+export function createPostbackRouter(deps: PostbackRouteDeps): Router {
+  const router = express.Router();
+  const tokens = deps.tokens.filter((t) => t.length > 0).map(digest);
+  const basic = deps.basicAuth ? digest(deps.basicAuth) : undefined;
+  const clock = deps.clock ?? (() => new Date());
+
+  router.post('/postbacks/:token', express.raw({ type: () => true, limit: deps.limit ?? '1mb' }), async (req: Request, res: Response) => {
+    const log = deps.logger.child({ route: 'postbacks' });
+    const given = digest(String(req.params.token ?? ''));
+    // Every token is compared, whichever matches, so the time taken does not tell which one is close.
+    let known = false;
+    for (const t of tokens) known = timingSafeEqual(t, given) || known;
+    if (!known) {
+      log.warn({ ip: req.ip }, 'postback with an unknown token refused');
+      res.status(401).json({ ok: false, error: 'unknown postback token' });
+      return;
+    }
+    if (basic && !basicAuthMatches(req.get('authorization'), basic)) {
+      log.warn({ ip: req.ip }, 'postback without the right basic auth refused');
+      res.set('www-authenticate', 'Basic realm="print-bridge postbacks"').status(401).json({ ok: false, error: 'basic auth required' });
+      return;
+    }
+
+    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    const receivedAt = clock().toISOString();
+    const parsed = parsePostback(body);
+    if (!parsed.ok) {
+      try {
+        await deps.keepUnreadable({ receivedAt, headers: safeHeaders(req.headers), body, error: parsed.error });
+      } catch (error) {
+        log.error({ err: { message: (error as Error).message } }, 'could not keep an unreadable postback');
+        res.status(503).json({ ok: false, error: 'cannot store the postback now; try again' });
+        return;
+      }
+      log.warn({ reason: parsed.error }, 'postback not understood; kept for an operator');
+      res.status(400).json({ ok: false, error: `postback not understood: ${parsed.error}` });
+      return;
+    }
+
+    const hash = printEventHash(parsed.event);
+    try {
+      await deps.enqueue({ event: parsed.event, receivedAt, hash, repairs: parsed.repairs });
+    } catch (error) {
+      log.error({ err: { message: (error as Error).message } }, 'could not queue a postback');
+      res.status(503).json({ ok: false, error: 'cannot queue the postback now; try again' });
+      return;
+    }
+    log.debug({ event: parsed.event.kind, sourceOrderId: parsed.event.sourceOrderId, repairs: parsed.repairs }, 'postback queued');
+    res.status(202).json({ ok: true, event: parsed.event.kind, id: hash, ...(parsed.repairs.length ? { repaired: parsed.repairs } : {}) });
+  });
+  return router;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function basicAuthMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Basic\s+(\S+)\s*$/i.exec(header ?? '');
+  const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
+  return timingSafeEqual(digest(decoded), expected);
+}
+
+const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|signature|password|api-key|apikey/i;
+
+/** The request headers an operator may see: no credentials. */
+export function safeHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || SECRET_HEADERS.test(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
