@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
 import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '../shopify/admin-api.js';
@@ -68,15 +69,28 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
     case 'cancelled':
       return cancelled(deps, link, event);
     case 'shipped': {
-      const leaseMs = deps.leaseMs ?? 60_000;
-      const lease = await deps.store.tryLease(link.shop, link.orderId, leaseMs);
-      if (!lease) throw Object.assign(new OrderBusyError(`order ${link.orderId} is being updated by another job`), { retryAfterMs: 500 });
+      const lease = await acquireLease(deps, link);
       try {
         return await shipped(deps, link, event, log);
       } finally {
         await deps.store.releaseLease(link.shop, link.orderId, lease);
       }
     }
+  }
+}
+
+/**
+ * Shipments of one order usually ship together, so their jobs meet here; waiting a moment is cheaper than a failed
+ * job and a queue round trip. A lease held longer (a slow Shopify) sends the job back to the queue to retry.
+ */
+async function acquireLease(deps: ApplyPrintEventDeps, link: OrderLink): Promise<string> {
+  const leaseMs = deps.leaseMs ?? 60_000;
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    const lease = await deps.store.tryLease(link.shop, link.orderId, leaseMs);
+    if (lease) return lease;
+    if (Date.now() > deadline) throw Object.assign(new OrderBusyError(`order ${link.orderId} is being updated by another job`), { retryAfterMs: 500 });
+    await sleep(5 + Math.random() * 20);
   }
 }
 
@@ -136,13 +150,12 @@ async function moveStatus(
   return { link: stored ?? link, moved, from };
 }
 
+function statusValue(link: OrderLink): { status: OrderStatus; at: string; sourceOrderId: string | null; printOrderId: string | null } {
+  return { status: link.status, at: link.statusAt, sourceOrderId: link.sourceOrderId ?? null, printOrderId: link.printOrderId ?? null };
+}
+
 async function writeStatusMetafield(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
-  await deps.shopify.setStatusMetafield(link.shop, link.orderId, {
-    status: link.status,
-    at: link.statusAt,
-    sourceOrderId: link.sourceOrderId ?? null,
-    printOrderId: link.printOrderId ?? null,
-  });
+  await deps.shopify.setStatusMetafield(link.shop, link.orderId, statusValue(link));
 }
 
 async function progress(
@@ -272,16 +285,25 @@ async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: Pri
   }
 
   const tracking = trackingOf(deps, shop, event);
-  const outcome = await fulfilShipment(deps, link, shipment, tracking, log);
-  await markShippedInShopify(deps, link);
+  const { outcome, order } = await fulfilShipment(deps, link, shipment, tracking, log);
+  await markShippedInShopify(deps, link, order);
   return outcome;
 }
 
-async function markShippedInShopify(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
+/**
+ * Tags and metafield after a shipment. With the order as read under this order's lease, calls that would change
+ * nothing are left out: each Admin API call spends the shop's query budget.
+ */
+async function markShippedInShopify(deps: ApplyPrintEventDeps, link: OrderLink, seen: OrderForFulfillment | undefined): Promise<void> {
   const current = (await deps.store.get(link.shop, link.orderId)) ?? link;
-  const tags = current.status === 'shipped' ? [TAGS.shipped] : current.status === 'partially-shipped' ? [TAGS.partiallyShipped] : [];
-  if (tags.length) await deps.shopify.addTags(link.shop, link.orderId, tags);
-  if (current.status === 'shipped') await deps.shopify.removeTags(link.shop, link.orderId, [TAGS.partiallyShipped, TAGS.error]);
+  const has = (tag: string) => seen?.tags.some((t) => t.toLowerCase() === tag.toLowerCase());
+  const add = current.status === 'shipped' ? [TAGS.shipped] : current.status === 'partially-shipped' ? [TAGS.partiallyShipped] : [];
+  const remove = current.status === 'shipped' ? [TAGS.partiallyShipped, TAGS.error] : [];
+  const toAdd = seen ? add.filter((t) => !has(t)) : add;
+  const toRemove = seen ? remove.filter((t) => has(t)) : remove;
+  if (toAdd.length) await deps.shopify.addTags(link.shop, link.orderId, toAdd);
+  if (toRemove.length) await deps.shopify.removeTags(link.shop, link.orderId, toRemove);
+  if (seen && JSON.stringify(seen.status?.value) === JSON.stringify(statusValue(current))) return;
   await writeStatusMetafield(deps, current);
 }
 
@@ -291,20 +313,20 @@ async function fulfilShipment(
   shipment: ShipmentLink,
   tracking: TrackingInfo | undefined,
   log: Logger,
-): Promise<ApplyPrintEventOutcome> {
+): Promise<{ outcome: ApplyPrintEventOutcome; order?: OrderForFulfillment }> {
   const { shop, orderId } = link;
   const notify = deps.notifyCustomer ?? true;
   const wantedNumber = tracking?.number ?? undefined;
 
   if (shipment.fulfillmentId) {
     // An empty tracking number never clears the tracking a fulfillment already has.
-    if (!wantedNumber || wantedNumber === shipment.fulfilledTrackingNumber) return { kind: 'unchanged', detail: `shipment ${shipment.index} is fulfilled as ${shipment.fulfillmentId}` };
+    if (!wantedNumber || wantedNumber === shipment.fulfilledTrackingNumber) return { outcome: { kind: 'unchanged', detail: `shipment ${shipment.index} is fulfilled as ${shipment.fulfillmentId}` } };
     await deps.shopify.updateFulfillmentTracking(shop, shipment.fulfillmentId, tracking!, notify);
     await recordFulfillment(deps, link, shipment.index, shipment.fulfillmentId, wantedNumber, `tracking changed to ${wantedNumber}`);
     log.info({ fulfillmentId: shipment.fulfillmentId, trackingNumber: wantedNumber }, 'fulfillment tracking updated');
-    return { kind: 'tracking-updated', shipmentIndex: shipment.index, fulfillmentId: shipment.fulfillmentId };
+    return { outcome: { kind: 'tracking-updated', shipmentIndex: shipment.index, fulfillmentId: shipment.fulfillmentId } };
   }
-  if (shipment.appliedAt) return { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` };
+  if (shipment.appliedAt) return { outcome: { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` } };
 
   const order = await deps.shopify.getOrderForFulfillment(shop, orderId);
   if (!order) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
@@ -317,7 +339,7 @@ async function fulfilShipment(
       await deps.shopify.updateFulfillmentTracking(shop, existing.id, tracking!, notify);
       await recordFulfillment(deps, link, shipment.index, existing.id, wantedNumber, `tracking changed to ${wantedNumber}`);
     }
-    return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: existing.id, adopted: true, shortfalls: [] };
+    return { outcome: { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: existing.id, adopted: true, shortfalls: [] }, order };
   }
 
   const plan = planFulfillment(order, shipment.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })));
@@ -331,7 +353,7 @@ async function fulfilShipment(
           }
         : undefined,
     );
-    return { kind: 'nothing-to-fulfill', shipmentIndex: shipment.index, shortfalls: plan.shortfalls };
+    return { outcome: { kind: 'nothing-to-fulfill', shipmentIndex: shipment.index, shortfalls: plan.shortfalls }, order };
   }
 
   let created;
@@ -353,7 +375,7 @@ async function fulfilShipment(
   }
   await recordFulfillment(deps, link, shipment.index, created.id, wantedNumber, `fulfilled as ${created.name}`);
   log.info({ fulfillmentId: created.id, shipmentIndex: shipment.index, trackingNumber: wantedNumber }, 'shipment fulfilled in Shopify');
-  return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: created.id, adopted: false, shortfalls: plan.shortfalls };
+  return { outcome: { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: created.id, adopted: false, shortfalls: plan.shortfalls }, order };
 }
 
 async function recordFulfillment(deps: ApplyPrintEventDeps, link: OrderLink, index: number, fulfillmentId: string, trackingNumber: string | undefined, detail: string): Promise<void> {

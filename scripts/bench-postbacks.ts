@@ -1,0 +1,127 @@
+/**
+ * bench:postbacks: Shipment Shipped postbacks per second from receipt to fulfillment, in one process: POST to the
+ * postback route (token and basic auth, parse, queue in Redis), the events worker (BullMQ), applyPrintEvent, the real
+ * ShopifyAdminApi through `@shopify/shopify-api`'s GraphqlClient, and the Admin API stand-in. Each order has two
+ * shipments; the clock stops when the stand-in holds every fulfillment.
+ *
+ * Baseline in the same run: the same Admin API calls without print-bridge around them, i.e. for each shipment
+ * getOrderForFulfillment + fulfillmentCreate straight from ShopifyAdminApi at the same concurrency, and the bare
+ * fulfillmentCreate alone. The stand-in's bucket is made large so that both measure the software, not a query-cost
+ * budget (see BENCHMARKS.md for what Shopify's bucket allows).
+ *
+ *   npm run bench:postbacks [-- --orders 300 --concurrency 16]
+ */
+import { parseArgs } from 'node:util';
+import { planFulfillment } from '../src/shopify/fulfillment-plan.js';
+import { SHOP, startPostbackHarness, type TestOrder } from '../test/helpers/postback-harness.js';
+import { testRedis } from '../test/helpers/redis.js';
+
+const { values } = parseArgs({
+  options: {
+    orders: { type: 'string', default: '300' },
+    concurrency: { type: 'string', default: '16' },
+  },
+});
+const ORDERS = Number(values.orders);
+const CONCURRENCY = Number(values.concurrency);
+
+async function pool<T>(items: T[], width: number, run: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await run(items[next++]!);
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  const { redis, prefix, cleanup } = testRedis('bench-postbacks');
+  const h = await startPostbackHarness({ redis, prefix, concurrency: CONCURRENCY, bucket: { maximumAvailable: 1e9, restoreRate: 1e9 } });
+  try {
+    // --- print-bridge: receipt → fulfillment
+    const orders: TestOrder[] = [];
+    for (let i = 0; i < ORDERS; i++) orders.push(await h.createOrder(100_000 + i, { create: false }));
+    const bodies = orders.flatMap((o, i) =>
+      [0, 1].map((index) =>
+        JSON.stringify({ event: 'Shipment Shipped', sourceOrderId: o.sourceOrderId, shipmentIndex: index, trackingNumber: `BN${i}X${index}GB`, carrier: { code: index ? 'dhl' : 'royalmail' } }),
+      ),
+    );
+    const started = performance.now();
+    let accepted = 0;
+    await pool(bodies, CONCURRENCY, async (body) => {
+      const res = await h.post(body);
+      await res.arrayBuffer();
+      if (res.status === 202) accepted++;
+    });
+    const postedAt = performance.now() - started;
+    const total = bodies.length;
+    for (;;) {
+      const done = orders.reduce((n, o) => n + (h.standIn.getOrder(SHOP, o.orderId)?.fulfillments.length ?? 0), 0);
+      if (done >= total) break;
+      if (performance.now() - started > 300_000) throw new Error(`only ${done} of ${total} fulfillments after 300 s`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const elapsed = performance.now() - started;
+    await h.drained();
+    const failed = await h.queues.events.getJobCountByTypes('failed');
+
+    // --- baseline: the same Admin API work without print-bridge
+    const base: TestOrder[] = [];
+    for (let i = 0; i < ORDERS; i++) base.push(await h.createOrder(200_000 + i, { create: false }));
+    // The harness's two shipments: A × 2; A × 1 + B × 1.
+    const shipmentsOf = (o: TestOrder) => [
+      [{ lineItemId: o.lines.a, quantity: 2 }],
+      [
+        { lineItemId: o.lines.a, quantity: 1 },
+        { lineItemId: o.lines.b, quantity: 1 },
+      ],
+    ];
+    const jobs = base.flatMap((o) => shipmentsOf(o).map((wanted) => ({ o, wanted })));
+    const baseStarted = performance.now();
+    await pool(jobs, CONCURRENCY, async ({ o, wanted }) => {
+      const order = (await h.fulfillment.getOrderForFulfillment(SHOP, o.orderId))!;
+      const plan = planFulfillment(order, wanted);
+      await h.fulfillment.createFulfillment(SHOP, { orderGid: o.orderId, fulfillmentOrders: plan.fulfillmentOrders, trackingInfo: { number: 'B', company: 'Royal Mail' }, notifyCustomer: true });
+    });
+    const baseElapsed = performance.now() - baseStarted;
+
+    // --- bare fulfillmentCreate: one fulfillment order line at a time, ids read beforehand
+    const bare: TestOrder[] = [];
+    for (let i = 0; i < ORDERS; i++) bare.push(await h.createOrder(300_000 + i, { create: false }));
+    const targets = [];
+    for (const o of bare) {
+      const order = (await h.fulfillment.getOrderForFulfillment(SHOP, o.orderId))!;
+      const fo = order.fulfillmentOrders[0]!;
+      for (const line of fo.lineItems) targets.push({ orderGid: o.orderId, fulfillmentOrderId: fo.id, line: { id: line.id, quantity: 1 } });
+    }
+    const bareStarted = performance.now();
+    await pool(targets, CONCURRENCY, (t) =>
+      h.fulfillment.createFulfillment(SHOP, { orderGid: t.orderGid, fulfillmentOrders: [{ fulfillmentOrderId: t.fulfillmentOrderId, lineItems: [t.line] }], notifyCustomer: false }),
+    );
+    const bareElapsed = performance.now() - bareStarted;
+
+    const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
+    const result = {
+      orders: ORDERS,
+      postbacks: total,
+      concurrency: CONCURRENCY,
+      accepted,
+      failedJobs: failed,
+      receiptRatePerSec: rate(total, postedAt),
+      receiptToFulfillmentPerSec: rate(total, elapsed),
+      elapsedMs: Math.round(elapsed),
+      baselineReadAndCreatePerSec: rate(jobs.length, baseElapsed),
+      bareFulfillmentCreatePerSec: rate(targets.length, bareElapsed),
+      ratioToBaseline: Number((rate(total, elapsed) / rate(jobs.length, baseElapsed)).toFixed(2)),
+    };
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    await h.close();
+    await cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
