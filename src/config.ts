@@ -163,7 +163,8 @@ function readDotenv(path: string | false | undefined): Record<string, string> {
   return parseDotenv(readFileSync(file));
 }
 
-const SECRET_KEYS = /SECRET|TOKEN|PASSWORD/;
+// POSTBACK_BASIC_AUTH holds a password too.
+const SECRET_KEYS = /SECRET|TOKEN|PASSWORD|BASIC_AUTH/;
 function redact(key: string, value: string | undefined): string | undefined {
   return SECRET_KEYS.test(key) ? '[hidden]' : value;
 }

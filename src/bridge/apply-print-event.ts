@@ -298,7 +298,8 @@ async function markShippedInShopify(deps: ApplyPrintEventDeps, link: OrderLink, 
   const current = (await deps.store.get(link.shop, link.orderId)) ?? link;
   const has = (tag: string) => seen?.tags.some((t) => t.toLowerCase() === tag.toLowerCase());
   const add = current.status === 'shipped' ? [TAGS.shipped] : current.status === 'partially-shipped' ? [TAGS.partiallyShipped] : [];
-  const remove = current.status === 'shipped' ? [TAGS.partiallyShipped, TAGS.error] : [];
+  // A shipped order can no longer be in error (canMove), so an error tag left from before is stale.
+  const remove = current.status === 'shipped' ? [TAGS.partiallyShipped, TAGS.error] : current.status === 'partially-shipped' ? [TAGS.error] : [];
   const toAdd = seen ? add.filter((t) => !has(t)) : add;
   const toRemove = seen ? remove.filter((t) => has(t)) : remove;
   if (toAdd.length) await deps.shopify.addTags(link.shop, link.orderId, toAdd);

@@ -304,6 +304,38 @@ describe('applying events, case by case (postbacks posted to the route)', () => 
     expect((await h.store.get(SHOP, t.orderId))!.shipments[1]).toMatchObject({ fulfillmentId: order.fulfillments[0]!.id, fulfilledTrackingNumber: 'CRASH1' });
   });
 
+  it('retries the job later when Shopify stays throttled beyond the pacer\'s patience, and then fulfills once', async () => {
+    const t = await h.createOrder(15, { create: false });
+    h.standIn.setForcedThrottle(true);
+    try {
+      expect((await h.post(shipped(t, 0, 'SLOW0'))).status).toBe(202);
+      const deadline = Date.now() + 10_000;
+      let retried = false;
+      while (!retried && Date.now() < deadline) {
+        const jobs = await h.queues.events.getJobs(['delayed', 'waiting', 'active']);
+        retried = jobs.some((j) => j.data.event.sourceOrderId === t.sourceOrderId && j.attemptsMade >= 1 && /throttled/i.test(j.failedReason ?? ''));
+        if (!retried) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(retried).toBe(true);
+      expect(shopifyOrder(t.orderId).fulfillments).toEqual([]);
+    } finally {
+      h.standIn.setForcedThrottle(false);
+    }
+    const order = await waitForShopify(t.orderId, (o) => o.fulfillments.length === 1 && statusOf(o) === 'partially-shipped');
+    await h.drained();
+    expect(shopifyOrder(t.orderId).fulfillments).toHaveLength(1);
+    expect(order.fulfillments[0]!.trackingInfo[0]).toMatchObject({ number: 'SLOW0', company: 'Royal Mail' });
+  });
+
+  it('notes a cancellation the print service confirms for one asked for in Shopify', async () => {
+    const t = await h.createOrder(16, { create: false });
+    await h.store.update(SHOP, t.orderId, (c) => (c ? { link: { ...c, cancelRequested: { at: new Date().toISOString(), by: 'shopify' } } } : undefined));
+    expect((await h.post(`{"event":"Order Cancelled","sourceOrderId":"${t.sourceOrderId}"}`)).status).toBe(202);
+    const order = await waitForShopify(t.orderId, (o) => statusOf(o) === 'cancelled');
+    expect(order.note).toBe(`print-bridge: the print service confirmed the cancellation of ${t.sourceOrderId}.`);
+    expect((await h.store.get(SHOP, t.orderId))!.cancelRequested?.by).toBe('shopify');
+  });
+
   it('drops, after a few tries, an event for an order the app does not know', async () => {
     expect((await h.post('{"event":"Order Received","sourceOrderId":"someone-elses-order"}')).status).toBe(202);
     await h.drained();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { basicAuthHeader } from '../../src/emulator/demo-triggers.js';
 import { silentLogger } from '../../src/logger.js';
 import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
@@ -158,5 +159,14 @@ describe('POST /postbacks/:token when Redis is down', () => {
       await queues.close().catch(() => undefined);
       redis.disconnect();
     }
+  });
+});
+
+describe('POSTBACK_BASIC_AUTH', () => {
+  it('is optional and must be user:password', () => {
+    expect(loadConfig({ env: {}, dotenvPath: false }).POSTBACK_BASIC_AUTH).toBeUndefined();
+    expect(loadConfig({ env: { POSTBACK_BASIC_AUTH: 'printer:pa:ss' }, dotenvPath: false }).POSTBACK_BASIC_AUTH).toBe('printer:pa:ss');
+    expect(() => loadConfig({ env: { POSTBACK_BASIC_AUTH: 'no-colon' }, dotenvPath: false })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { POSTBACK_BASIC_AUTH: 'no-colon' }, dotenvPath: false })).toThrow(/POSTBACK_BASIC_AUTH: must be user:password \(got "\[hidden\]"\)/);
   });
 });
