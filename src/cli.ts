@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from './config.js';
 import { CliError } from './cli/errors.js';
 import { PrintServiceError } from './print-service/errors.js';
+import { registerMappingCommands } from './mapping/cli.js';
 
 /**
  * `print-bridge`: one binary for every role (DESIGN section 3). Each domain registers its own commands so that this
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .description('Sends Shopify orders to a print-production order service and brings status and tracking back.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
+  registerMappingCommands(program);
   return program;
 }
 

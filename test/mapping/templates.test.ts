@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { compileGlob, exactId, normaliseRuleId } from '../../src/mapping/match.js';
+import { parseShopifyOrderJson, propertiesMap, shopDomainOf, unwrapOrder } from '../../src/mapping/shopify-order.js';
+import { compileTemplate, liquid, renderTemplate } from '../../src/mapping/templates.js';
+
+const scope = {
+  order: {
+    name: '#1042',
+    created_at: '2026-11-20T23:30:00-05:00',
+    tags: 'vip, repeat',
+    note: null,
+    shipping_address: null,
+    line_items: [{ sku: 'A' }, { sku: 'B' }],
+  },
+  line: { sku: 'BOOK-A5', title: 'Grüße aus Köln', properties: { _cover_pdf: 'https://x.example/c.pdf', 'Gift note': 'Hi' } },
+  shop: { domain: 'acme.myshopify.com', handle: 'acme' },
+};
+const render = (source: string) => renderTemplate(compileTemplate(source), scope);
+
+describe('templates', () => {
+  it.each([
+    ["{{ order.name | remove: '#' }}", '1042'],
+    ["{{ line.sku | replace: 'A5', 'A4' }}", 'BOOK-A4'],
+    ["{{ order.tags | split: ', ' | last | upcase }}", 'REPEAT'],
+    ["{{ line.properties.missing | default: 'none' }}", 'none'],
+    ["{{ order.note | default: 'no note' }}", 'no note'],
+    ["{{ order.created_at | date: '%Y-%m-%d %H:%M' }}", '2026-11-20 23:30'],
+    ['{{ line.title | handleize }}', 'grusse-aus-koln'],
+    ["{{ line.properties['Gift note'] }}!", 'Hi!'],
+    ['{{ order.line_items.size }} lines, first {{ order.line_items.first.sku }}', '2 lines, first A'],
+    ['{% if line.properties.engraving %}E{% else %}plain{% endif %}', 'plain'],
+    ['{{ order.shipping_address.name }}', ''],
+    ['https://f.example/{{ shop.handle }}/{{ line.sku }}.pdf', 'https://f.example/acme/BOOK-A5.pdf'],
+  ])('%s → %s', (source, expected) => {
+    expect(render(source)).toEqual({ ok: true, value: expected });
+  });
+
+  it('uses the fast path for plain variable lookups, with the same results as the engine', () => {
+    for (const source of ['x {{ line.sku }} y', "{{ line.properties['Gift note'] }}", '{{order.note}}', '{{ order.shipping_address.name }}']) {
+      const t = compileTemplate(source);
+      expect(t.kind).toBe('segments');
+      expect(renderTemplate(t, scope)).toEqual({ ok: true, value: liquid.parseAndRenderSync(source, scope) as string });
+    }
+    expect(compileTemplate('{{ line.sku | upcase }}').kind).toBe('liquid');
+    expect(compileTemplate('plain text').kind).toBe('const');
+  });
+
+  it('reports an undefined variable on both paths, with the default way out', () => {
+    const expected = {
+      ok: false,
+      undefinedVariable: 'line.properties._text_pdf',
+      message: `line.properties._text_pdf is not defined for this order (write "{{ line.properties._text_pdf | default: '...' }}" if it is optional)`,
+    };
+    expect(render('{{ line.properties._text_pdf }}')).toEqual(expected);
+    expect(render('{{ line.properties._text_pdf | upcase }}')).toEqual(expected);
+  });
+
+  it('bounds rendering: a huge loop is stopped, not run', () => {
+    const started = Date.now();
+    const result = render('{% for i in (1..100000000) %}xxxxxxxxxxxxxxxx{% endfor %}');
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/rendering is bounded/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('throws at compile time on syntax errors and unknown filters', () => {
+    expect(() => compileTemplate('{{ x')).toThrow(/not closed/);
+    expect(() => compileTemplate('{{ x | nosuchfilter }}')).toThrow(/undefined filter: nosuchfilter/);
+    expect(() => compileTemplate('{% if x %}')).toThrow(/not closed/);
+  });
+});
+
+describe('match helpers', () => {
+  it('globs: * and ? only, anchored, case-sensitive, other characters literal', () => {
+    const g = compileGlob('BOOK-A?-*.v[1]');
+    expect(g.test('BOOK-A5-POEMS.v[1]')).toBe(true);
+    expect(g.test('BOOK-A55-POEMS.v[1]')).toBe(false);
+    expect(g.test('book-A5-x.v[1]')).toBe(false);
+    expect(compileGlob('*').test('')).toBe(true);
+    expect(compileGlob('A.B').test('AxB')).toBe(false);
+  });
+
+  it('ids: numbers, strings and gids to exact decimal strings', () => {
+    expect(normaliseRuleId(42, 'Product')).toBe('42');
+    expect(normaliseRuleId(12345678901234567890n, 'Product')).toBe('12345678901234567890');
+    expect(normaliseRuleId('gid://shopify/ProductVariant/9007199254740993', 'ProductVariant')).toBe('9007199254740993');
+    expect(normaliseRuleId('gid://shopify/Product/1', 'ProductVariant')).toEqual({ error: expect.stringMatching(/Product gid/) });
+    expect(normaliseRuleId(2 ** 60, 'Product')).toEqual({ error: expect.stringMatching(/positive whole number/) });
+    expect(exactId(2 ** 60)).toBeUndefined();
+    expect(exactId('1152921504606846977')).toBe('1152921504606846977');
+  });
+});
+
+describe('reading Shopify bodies', () => {
+  it('keeps integers above 2^53 exact and leaves strings and small numbers alone', () => {
+    const text = '{"id": 1152921504606846977, "s": "9007199254740993 x", "n": 123, "f": 1.5, "neg": -9007199254740993, "e": 1e21, "a": [9007199254740992]}';
+    expect(parseShopifyOrderJson(text)).toEqual({
+      id: '1152921504606846977',
+      s: '9007199254740993 x',
+      n: 123,
+      f: 1.5,
+      neg: '-9007199254740993',
+      e: 1e21,
+      a: ['9007199254740992'],
+    });
+    expect(parseShopifyOrderJson('{"k": "a \\" 9007199254740993"}')).toEqual({ k: 'a " 9007199254740993' });
+  });
+
+  it('unwraps {"order": ...} and finds the shop domain', () => {
+    expect(unwrapOrder({ order: { line_items: [] } })).toEqual({ line_items: [] });
+    expect(unwrapOrder({ line_items: [], order: 1 })).toEqual({ line_items: [], order: 1 });
+    expect(shopDomainOf({ order_status_url: 'https://Acme.myshopify.com/1/orders/x' })).toBe('acme.myshopify.com');
+    expect(shopDomainOf({ order_status_url: 'https://shop.example.com/1/orders/x' })).toBeUndefined();
+  });
+
+  it('turns properties into a name → value map, hidden ones included', () => {
+    expect(
+      propertiesMap([
+        { name: 'Size', value: 'A5' },
+        { name: '_file', value: 'https://x' },
+        { name: 'Copies', value: 3 },
+        { key: 'gql', value: 'y' },
+      ]),
+    ).toEqual({ Size: 'A5', _file: 'https://x', Copies: '3', gql: 'y' });
+    expect(propertiesMap({ a: 'b' })).toEqual({ a: 'b' });
+    expect(propertiesMap(null)).toEqual({});
+  });
+});
