@@ -7,3 +7,4 @@ export * from './shopify-order.js';
 export { registerMappingCommands } from './cli.js';
 export { compileTemplate, renderTemplate, liquid, type Tmpl } from './templates.js';
 export { mappingFileSchema, type MappingFile } from './schema.js';
+export * from './tracking.js';

@@ -185,9 +185,11 @@ export function mapOrder(body: unknown, mapping: MappingFile | LoadedMapping, sh
   const order = parsed.data;
   const shop = shopRef(shopDomain);
   const exactOrderId = orderId(order);
-  const orderCtx: Record<string, unknown> = exactOrderId ? { ...order, id: exactOrderId } : order;
+  // Templates see the body as it came (every key), with exact ids.
+  const raw = body as Record<string, unknown>;
+  const orderCtx: Record<string, unknown> = exactOrderId ? { ...raw, id: exactOrderId } : raw;
   const baseScope: Scope = { order: orderCtx, shop };
-  return new OrderMapper(config, order, baseScope).run();
+  return new OrderMapper(config, order, raw.line_items as Record<string, unknown>[], baseScope).run();
 }
 
 interface PendingItem {
@@ -210,6 +212,7 @@ class OrderMapper {
   constructor(
     private readonly config: MappingFile,
     private readonly order: ShopifyOrder,
+    private readonly rawLines: readonly Record<string, unknown>[],
     private readonly baseScope: Scope,
   ) {
     for (const refund of order.refunds ?? []) {
@@ -276,7 +279,7 @@ class OrderMapper {
     };
     const scope: Scope = {
       ...this.baseScope,
-      line: { ...line, id, current_quantity: quantity, properties },
+      line: { ...this.rawLines[index], id, current_quantity: quantity, properties },
     };
 
     const ignoreIndex = this.config.ignore.findIndex((r) => matches(r.match, matchable));

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { exactId, gidTail } from './match.js';
 
 /**
- * The parts of a Shopify order body (REST/webhook JSON) that the mapping reads. Objects are loose: the whole body
- * stays available to templates as `order`.
+ * The parts of a Shopify order body (REST/webhook JSON) that the mapping reads and relies on. Unknown keys are
+ * stripped from the parsed copy (cheaper than copying them); templates see the body itself as `order`, every key of
+ * it.
  *
  * Big ids: Shopify ids can exceed 2^53 and `JSON.parse` rounds them. `parseShopifyOrderJson` reads the raw body with
  * every integer beyond 2^53 kept as its exact decimal string; line items and orders are identified by their
@@ -54,12 +55,11 @@ export const shopifyAddressSchema = z
     country: optText,
     country_code: optText,
     phone: optText,
-  })
-  .loose();
+  });
 export type ShopifyAddress = z.infer<typeof shopifyAddressSchema>;
 
-const propertySchema = z.object({ name: z.union([z.string(), z.number()]), value: z.unknown() }).loose();
-const keyValueSchema = z.object({ key: z.string(), value: z.unknown() }).loose();
+const propertySchema = z.object({ name: z.union([z.string(), z.number()]), value: z.unknown() });
+const keyValueSchema = z.object({ key: z.string(), value: z.unknown() });
 
 export const shopifyLineItemSchema = z
   .object({
@@ -81,8 +81,7 @@ export const shopifyLineItemSchema = z
     properties: z
       .union([z.array(z.union([propertySchema, keyValueSchema])), z.record(z.string(), z.unknown())])
       .nullish(),
-  })
-  .loose();
+  });
 export type ShopifyLineItem = z.infer<typeof shopifyLineItemSchema>;
 
 export const shopifyOrderSchema = z
@@ -98,21 +97,20 @@ export const shopifyOrderSchema = z
     line_items: z.array(shopifyLineItemSchema),
     shipping_address: shopifyAddressSchema.nullish(),
     shipping_lines: z
-      .array(z.object({ code: z.string().nullish(), title: z.string().nullish() }).loose())
+      .array(z.object({ code: z.string().nullish(), title: z.string().nullish() }))
       .nullish(),
     refunds: z
       .array(
         z
           .object({
             refund_line_items: z
-              .array(z.object({ line_item_id: id, quantity: z.number().int().min(0) }).loose())
+              .array(z.object({ line_item_id: id, quantity: z.number().int().min(0) }))
               .nullish(),
           })
-          .loose(),
+          ,
       )
       .nullish(),
-  })
-  .loose();
+  });
 export type ShopifyOrder = z.infer<typeof shopifyOrderSchema>;
 
 /** Shopify's array form `[{name, value}]` (and the GraphQL `{key, value}` form) as a name → value map. */

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compileGlob, exactId, normaliseRuleId } from '../../src/mapping/match.js';
 import { parseShopifyOrderJson, propertiesMap, shopDomainOf, unwrapOrder } from '../../src/mapping/shopify-order.js';
 import { compileTemplate, liquid, renderTemplate } from '../../src/mapping/templates.js';
+import { trackingFor } from '../../src/mapping/tracking.js';
+import { exampleMapping } from './helpers.js';
 
 const scope = {
   order: {
@@ -35,13 +37,36 @@ describe('templates', () => {
     expect(render(source)).toEqual({ ok: true, value: expected });
   });
 
-  it('uses the fast path for plain variable lookups, with the same results as the engine', () => {
-    for (const source of ['x {{ line.sku }} y', "{{ line.properties['Gift note'] }}", '{{order.note}}', '{{ order.shipping_address.name }}']) {
+  it('renders simple templates on the fast path, with exactly the engine\'s results', () => {
+    const values: unknown[] = ['BOOK-A5', '', ' spaced ', '#1042', 0, 42, 1.5, null, false, true, undefined, ['a'], { a: 1 }];
+    const templates = [
+      'x {{ v.x }} y',
+      "{{ v['x'] }}",
+      '{{v.x}}',
+      '{{ v.x.deeper }}',
+      "{{ v.x | default: 'fallback' }}",
+      '{{ v.x | default: 7 }}',
+      "{{ v.x | remove: '#' | prepend: 'N-' | append: \"-Z\" }}",
+      "{{ v.x | replace: 'A5', 'A4' | upcase }}",
+      '{{ v.x | downcase | strip }}',
+      "{{ v.x | upcase | default: 'late default' }}",
+    ];
+    for (const source of templates) {
       const t = compileTemplate(source);
-      expect(t.kind).toBe('segments');
-      expect(renderTemplate(t, scope)).toEqual({ ok: true, value: liquid.parseAndRenderSync(source, scope) as string });
+      expect([source, t.kind]).toEqual([source, source.includes('late default') ? 'liquid' : 'segments']);
+      for (const x of values) {
+        const s = { v: x === undefined ? {} : { x } };
+        let engine: { ok: boolean; value?: string };
+        try {
+          engine = { ok: true, value: liquid.parseAndRenderSync(source, s) as string };
+        } catch {
+          engine = { ok: false };
+        }
+        const fast = renderTemplate(t, s);
+        expect([source, x, fast.ok, fast.ok ? fast.value : undefined]).toEqual([source, x, engine.ok, engine.value]);
+      }
     }
-    expect(compileTemplate('{{ line.sku | upcase }}').kind).toBe('liquid');
+    expect(compileTemplate("{{ v | date: '%Y' }}").kind).toBe('liquid');
     expect(compileTemplate('plain text').kind).toBe('const');
   });
 
@@ -124,5 +149,17 @@ describe('reading Shopify bodies', () => {
     ).toEqual({ Size: 'A5', _file: 'https://x', Copies: '3', gql: 'y' });
     expect(propertiesMap({ a: 'b' })).toEqual({ a: 'b' });
     expect(propertiesMap(null)).toEqual({});
+  });
+});
+
+describe('tracking table', () => {
+  it('gives the company and the rendered URL for a carrier code', () => {
+    const m = exampleMapping();
+    expect(trackingFor(m, 'royalmail', 'AB 123')).toEqual({
+      company: 'Royal Mail',
+      url: 'https://www.royalmail.com/track-your-item#/tracking-results/AB%20123',
+    });
+    expect(trackingFor(m, 'DPD', '99')).toEqual({ company: 'DPD', url: 'https://track.dpd.co.uk/parcels/99' });
+    expect(trackingFor(m, 'ups', '1Z')).toEqual({ company: 'ups' });
   });
 });
