@@ -1,7 +1,7 @@
 import { formatPath, parseOrder, type PrintOrder } from '../print-service/schema.js';
 import { mappingProblem, type LineItemRef, type MappingProblem } from './errors.js';
 import type { LoadedMapping } from './load.js';
-import { matches, exactId, type MatchableLine } from './match.js';
+import { matches, exactId, type CompiledMatch, type MatchableLine } from './match.js';
 import {
   TEMPLATE_LEAF,
   toBool,
@@ -282,18 +282,18 @@ class OrderMapper {
       line: { ...this.rawLines[index], id, current_quantity: quantity, properties },
     };
 
-    const ignoreIndex = this.config.ignore.findIndex((r) => matches(r.match, matchable));
+    const ignoreIndex = firstMatch(this.config.ignore, matchable);
     if (ignoreIndex >= 0) {
       const rule = this.config.ignore[ignoreIndex];
       this.ignored.push({ lineItem: ref, reason: rule?.reason ?? 'ignore rule', rule: `ignore[${ignoreIndex}]` });
       return;
     }
-    const productIndex = this.config.products.findIndex((r) => matches(r.match, matchable));
+    const productIndex = firstMatch(this.config.products, matchable);
     if (productIndex >= 0) {
       this.mapProduct(productIndex, scope, ref, quantity);
       return;
     }
-    const stockIndex = this.config.stockItems.findIndex((r) => matches(r.match, matchable));
+    const stockIndex = firstMatch(this.config.stockItems, matchable);
     if (stockIndex >= 0) {
       this.mapStock(stockIndex, scope, ref, quantity, line);
       return;
@@ -537,6 +537,11 @@ class OrderMapper {
   }
 }
 
+function firstMatch(rules: readonly { match: CompiledMatch }[], line: MatchableLine): number {
+  for (let i = 0; i < rules.length; i++) if (matches((rules[i] as { match: CompiledMatch }).match, line)) return i;
+  return -1;
+}
+
 function nonEmpty<T extends object>(o: T): T | undefined {
   return Object.keys(o).length > 0 ? o : undefined;
 }
@@ -566,7 +571,8 @@ function addressToShipTo(a: ShopifyAddress, order: ShopifyOrder): Record<string,
 /** Drops undefined, null and empty-string fields, so optional fields the mapping leaves empty are not sent. */
 function compact<T extends Record<string, unknown>>(o: T): T {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) {
+  for (const k in o) {
+    const v = o[k];
     if (v !== undefined && v !== null && v !== '') out[k] = v;
   }
   return out as T;

@@ -3,8 +3,9 @@ import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename } from 'node:path';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { formatFileProblem, type FileProblem } from './errors.js';
+import { formatFileProblem, mappingProblem, type FileProblem } from './errors.js';
 import { findConflicts, listMappingFiles, loadMappingText, selectMapping, type LoadedMapping } from './load.js';
+import { mapOrder, type MapResult } from './map-order.js';
 
 /**
  * The mappings a running app uses, kept current while merchants edit files. A changed file is reloaded; a file that
@@ -86,6 +87,24 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
   /** The mapping for a store: its own file, else the "*" file; undefined when none can serve it. */
   forShop(shopDomain: string): LoadedMapping | undefined {
     return selectMapping(this.mappings(), shopDomain);
+  }
+
+  /** Maps an order with the store's mapping; no mapping for the store is a `no-mapping` problem. */
+  mapOrder(body: unknown, shopDomain: string): MapResult {
+    const mapping = this.forShop(shopDomain);
+    if (!mapping) {
+      return {
+        ok: false,
+        problems: [
+          mappingProblem({
+            kind: 'no-mapping',
+            field: '',
+            message: `no mapping file serves ${shopDomain} and there is no usable "*" file in ${this.options.dir}`,
+          }),
+        ],
+      };
+    }
+    return mapOrder(body, mapping, shopDomain);
   }
 
   /** The versions in use. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatFileProblem } from '../../src/mapping/errors.js';
 import { MappingRegistry, type RegistryChange } from '../../src/mapping/registry.js';
-import { withBase } from './helpers.js';
+import { order, withBase } from './helpers.js';
 
 const registries: MappingRegistry[] = [];
 afterEach(() => {
@@ -83,6 +83,12 @@ describe('MappingRegistry', () => {
     });
     expect(registry.load()).toHaveLength(2);
     expect(registry.forShop('acme.myshopify.com')).toBeUndefined();
+    expect(registry.mapOrder(order([{}]), 'acme.myshopify.com')).toMatchObject({
+      ok: false,
+      problems: [{ kind: 'no-mapping', message: `no mapping file serves acme.myshopify.com and there is no usable "*" file in ${dir}` }],
+    });
+    // c.yaml serves its store (it has no product rules, so the line is unmapped).
+    expect(registry.mapOrder(order([{}]), 'c.myshopify.com')).toMatchObject({ ok: false, problems: [{ kind: 'unmapped' }] });
     rmSync(join(dir, 'c.yaml'));
     registry.rescan();
     expect(registry.forShop('c.myshopify.com')).toBeUndefined();
