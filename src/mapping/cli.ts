@@ -64,6 +64,8 @@ export function registerMappingCommands(program: Command, io: MappingCliIo = def
         return;
       }
       io.stderr(`shop ${shop}: ${mapping.file}\n`);
+      const cancelled = (body as { cancelled_at?: unknown }).cancelled_at;
+      if (typeof cancelled === 'string' && cancelled) io.stderr(`note: this order is cancelled (cancelled_at ${cancelled})\n`);
       const result = mapOrder(body, mapping, shop);
       if (!result.ok) {
         for (const p of result.problems) io.stdout(`${formatMappingProblem(p)}\n`);

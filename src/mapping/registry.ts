@@ -3,7 +3,7 @@ import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename } from 'node:path';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { formatFileProblem, mappingProblem, type FileProblem } from './errors.js';
+import { formatFileProblem, MappingLoadError, mappingProblem, type FileProblem } from './errors.js';
 import { findConflicts, listMappingFiles, loadMappingText, selectMapping, type LoadedMapping } from './load.js';
 import { mapOrder, type MapResult } from './map-order.js';
 
@@ -56,6 +56,15 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
   load(): FileProblem[] {
     this.rescan();
     return this.problems();
+  }
+
+  /**
+   * Loads every file and throws a `MappingLoadError` listing all problems if any file has one: for a start-up that
+   * should refuse to run on broken mappings rather than hold every order.
+   */
+  loadStrict(): void {
+    const problems = this.load();
+    if (problems.length > 0) throw new MappingLoadError(problems);
   }
 
   /** Loads, then follows changes until `close()`. */

@@ -118,13 +118,15 @@ export function propertiesMap(properties: ShopifyLineItem['properties']): Record
   const out: Record<string, string> = {};
   if (!properties) return out;
   const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+  // Property names come from the storefront, i.e. from customers: `__proto__` must stay an ordinary key.
+  const set = (name: string, value: string) => {
+    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+  };
   if (Array.isArray(properties)) {
-    for (const p of properties) {
-      const name = 'name' in p ? String(p.name) : String(p.key);
-      out[name] = text(p.value);
-    }
+    for (const p of properties) set('name' in p ? String(p.name) : String(p.key), text(p.value));
   } else {
-    for (const [name, value] of Object.entries(properties)) out[name] = text(value);
+    for (const [name, value] of Object.entries(properties)) set(name, text(value));
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatFileProblem } from '../../src/mapping/errors.js';
+import { formatFileProblem, MappingLoadError } from '../../src/mapping/errors.js';
 import { MappingRegistry, type RegistryChange } from '../../src/mapping/registry.js';
 import { order, withBase } from './helpers.js';
 
@@ -92,6 +92,21 @@ describe('MappingRegistry', () => {
     rmSync(join(dir, 'c.yaml'));
     registry.rescan();
     expect(registry.forShop('c.myshopify.com')).toBeUndefined();
+  });
+
+  it('loadStrict throws every problem at once', () => {
+    const { dir, registry } = setup({ 'a.yaml': withBase('unmaped: skip\n'), 'b.yaml': 'shops: [' });
+    expect(() => registry.loadStrict()).toThrow(MappingLoadError);
+    try {
+      registry.loadStrict();
+    } catch (error) {
+      expect((error as MappingLoadError).retryable).toBe(false);
+      expect((error as MappingLoadError).message.split('\n')).toEqual([
+        'The mapping files have 2 problem(s):',
+        `  ${join(dir, 'a.yaml')}:6:1 unmaped: unknown key (did you mean "unmapped"?)`,
+        expect.stringMatching(new RegExp(`^  ${join(dir, 'b.yaml')}:1:\\d+ YAML: `)),
+      ]);
+    }
   });
 
   it('notices an edit by itself once started', async () => {

@@ -148,6 +148,9 @@ describe('reading Shopify bodies', () => {
       ]),
     ).toEqual({ Size: 'A5', _file: 'https://x', Copies: '3', gql: 'y' });
     expect(propertiesMap({ a: 'b' })).toEqual({ a: 'b' });
+    const hostile = propertiesMap([{ name: '__proto__', value: 'x' }]);
+    expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
+    expect(Object.hasOwn(hostile, '__proto__') && hostile['__proto__']).toBe('x');
     expect(propertiesMap(null)).toEqual({});
   });
 });
