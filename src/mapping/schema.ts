@@ -50,19 +50,25 @@ export const toBool: Convert<boolean> = (s) => {
 };
 
 function typed<T extends number | boolean>(base: z.ZodType<T>, what: string, convert: Convert<T>) {
-  // A string without Liquid in it is a constant: check it now rather than on every order.
-  const fromText = z.string().transform((s, ctx): Typed<T> => {
-    const tmpl = compileOrIssue(s, ctx);
-    if (tmpl.kind !== 'const') return { kind: 'template', tmpl };
-    const v = convert(s.trim());
-    if (typeof v === 'object' && v !== null && 'error' in v) {
-      ctx.addIssue({ code: 'custom', message: `${v.error} or a Liquid template, got ${JSON.stringify(s)}` });
-      return z.NEVER;
+  return z.unknown().transform((input, ctx): Typed<T> => {
+    if (typeof input === 'string') {
+      const tmpl = compileOrIssue(input, ctx);
+      if (tmpl.kind !== 'const') return { kind: 'template', tmpl };
+      // A string without Liquid in it is a constant: check it now rather than on every order.
+      const v = convert(input.trim());
+      if (typeof v === 'object' && v !== null && 'error' in v) {
+        ctx.addIssue({ code: 'custom', message: `${v.error} or a Liquid template, got ${JSON.stringify(input)}` });
+        return z.NEVER;
+      }
+      return { kind: 'value', value: v as T };
     }
-    return { kind: 'value', value: v as T };
-  });
-  return z.union([base.transform((value): Typed<T> => ({ kind: 'value', value })), fromText], {
-    error: (issue) => (issue.code === 'invalid_union' ? `must be ${what} or a Liquid template` : undefined),
+    const parsed = base.safeParse(typeof input === 'bigint' ? Number(input) : input);
+    if (parsed.success) return { kind: 'value', value: parsed.data };
+    const issue = parsed.error.issues[0];
+    const message =
+      issue?.code === 'invalid_type' ? `must be ${what} or a Liquid template` : (issue?.message ?? `must be ${what}`);
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
   });
 }
 

@@ -80,9 +80,22 @@ unmaped: skip
       - { code: c, path: "https://x.example/a.pdf", fetch: maybe, duplicate: "2x" }
 `));
     expect(problems).toEqual([
-      'm.yaml:9:15 products[0].quantity: must be a whole number or a Liquid template',
-      'm.yaml:11:60 products[0].components[0].fetch: must be true or false or a Liquid template',
-      'm.yaml:11:78 products[0].components[0].duplicate: must be a whole number or a Liquid template',
+      'm.yaml:9:15 products[0].quantity: must be 1 or more',
+      'm.yaml:11:60 products[0].components[0].fetch: must be true or false or a Liquid template, got "maybe"',
+      'm.yaml:11:78 products[0].components[0].duplicate: must be a whole number or a Liquid template, got "2x"',
+    ]);
+    expect(
+      problemsOf(withBase(`products:
+  - match: {}
+    sku: A
+    quantity: "{{ line.properties.copies "
+    unitWeight: [1]
+    components: [{ code: c, path: "https://x.example/a.pdf", preflight: "{{ x | nofilter }}" }]
+`)),
+    ).toEqual([
+      'm.yaml:9:15 products[0].quantity: Liquid error: output "{{ line.properties.copies " not closed, line:1, col:1',
+      'm.yaml:10:17 products[0].unitWeight: must be a number or a Liquid template',
+      'm.yaml:11:73 products[0].components[0].preflight: Liquid error: undefined filter: nofilter, line:1, col:1',
     ]);
   });
 
