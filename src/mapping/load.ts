@@ -4,7 +4,8 @@ import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Docume
 import type { z } from 'zod';
 import { describeIssue, formatPath } from '../print-service/schema.js';
 import type { FileProblem } from './errors.js';
-import { KNOWN_KEYS, mappingFileSchema, type MappingFile } from './schema.js';
+import { KNOWN_KEYS, mappingFileSchema, TEMPLATE_LEAF, type MappingFile, type TemplateLeaf } from './schema.js';
+import type { Tmpl } from './templates.js';
 
 /**
  * Reading mapping files: YAML with source positions kept, the zod schema of schema.ts, and every problem reported
@@ -44,8 +45,10 @@ export function loadMappingText(text: string, file: string): LoadResult {
   const parsed = mappingFileSchema.safeParse(raw, { error: describeIssue });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(...issueProblems(doc, file, at, issue));
-    return { ok: false, problems: dedupe(problems) };
+    return { ok: false, problems: inFileOrder(dedupe(problems)) };
   }
+  problems.push(...contextProblems(parsed.data, doc, file, at));
+  if (problems.length > 0) return { ok: false, problems: inFileOrder(problems) };
   const shopPositions = new Map<string, { line: number; col: number }>();
   const shopsNode = doc.getIn(['shops'], true);
   if (isSeq(shopsNode)) {
@@ -57,6 +60,55 @@ export function loadMappingText(text: string, file: string): LoadResult {
 }
 
 type At = (offset: number) => { line: number; col: number };
+
+/** What templates may read, by where they are in the file. */
+function contextFor(path: readonly PropertyKey[]): readonly string[] {
+  if (path[0] === 'products' || path[0] === 'stockItems') return ['line', 'order', 'shop'];
+  if (path[0] === 'shipments') return path[1] === 'shipTo' ? ['address', 'order', 'shop'] : ['order', 'shipment', 'shop'];
+  if (path[0] === 'tracking') return ['carrierCode', 'trackingNumber'];
+  return ['order', 'shop'];
+}
+
+/**
+ * A template that reads a name its field's context does not have (`line` in an order-level field, say) would fail
+ * on every order: it is a load error instead.
+ */
+function contextProblems(data: MappingFile, doc: Document, file: string, at: At): FileProblem[] {
+  const problems: FileProblem[] = [];
+  const visit = (value: unknown, path: PropertyKey[]) => {
+    if (value === null || typeof value !== 'object') return;
+    if (TEMPLATE_LEAF in value) {
+      visit((value as TemplateLeaf)[TEMPLATE_LEAF], path);
+      return;
+    }
+    const t = value as Partial<Tmpl>;
+    if ((t.kind === 'segments' || t.kind === 'liquid') && typeof t.source === 'string' && Array.isArray(t.globals)) {
+      const allowed = contextFor(path);
+      for (const name of t.globals) {
+        if (allowed.includes(name)) continue;
+        const { node } = deepestNode(doc, path);
+        const pos = node?.range ? at(node.range[0]) : { line: 1, col: 1 };
+        problems.push({
+          file,
+          ...pos,
+          message: `${formatPath(path)}: the template reads "${name}", which is not available here (this field sees ${allowed.join(', ')})`,
+        });
+      }
+      return;
+    }
+    if (path.length === 2 && path[0] === 'products' && (value as { single?: boolean }).single) {
+      // A rule written as one item: its fields are the rule's own in the file.
+      const { items, single: _single, ...rest } = value as { items: unknown[]; single: boolean };
+      visit(rest, path);
+      visit(items[0], path);
+      return;
+    }
+    if (Array.isArray(value)) value.forEach((v, i) => visit(v, [...path, i]));
+    else if (!(value instanceof RegExp)) for (const [k, v] of Object.entries(value)) visit(v, [...path, k]);
+  };
+  visit(data, []);
+  return problems;
+}
 
 function issueProblems(doc: Document, file: string, at: At, issue: z.core.$ZodIssue): FileProblem[] {
   const { node, depth } = deepestNode(doc, issue.path);
@@ -139,6 +191,10 @@ function distance(a: string, b: string): number {
 
 function firstLine(message: string): string {
   return (message.split('\n')[0] ?? message).trim();
+}
+
+function inFileOrder(problems: FileProblem[]): FileProblem[] {
+  return problems.sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
 function dedupe(problems: FileProblem[]): FileProblem[] {

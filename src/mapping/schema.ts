@@ -217,8 +217,8 @@ export const productRuleSchema = z
   })
   .transform((rule) => {
     const { match, shipment, items, ...single } = rule;
-    const itemRules: ItemRule[] = items ?? [single as ItemRule];
-    return { match, shipment, items: itemRules };
+    // `single`: written as one item (sku, components) rather than `items`, so its fields sit on the rule itself.
+    return items ? { match, shipment, items, single: false } : { match, shipment, items: [single as ItemRule], single: true };
   });
 export type ProductRule = z.output<typeof productRuleSchema>;
 

@@ -66,8 +66,8 @@ function registerShopifyFilters(engine: Liquid): void {
  */
 export type Tmpl =
   | { kind: 'const'; source: string; value: string }
-  | { kind: 'segments'; source: string; parts: readonly Part[]; template: Template[] }
-  | { kind: 'liquid'; source: string; template: Template[] };
+  | { kind: 'segments'; source: string; parts: readonly Part[]; template: Template[]; globals: readonly string[] }
+  | { kind: 'liquid'; source: string; template: Template[]; globals: readonly string[] };
 
 interface Output {
   path: readonly string[];
@@ -103,9 +103,11 @@ export function compileTemplate(source: string): Tmpl {
   if (!TEMPLATE_MARK.test(source)) return { kind: 'const', source, value: source };
   // Parse with the engine in every case, so a syntax error or an unknown filter is a load error.
   const template = liquid.parse(source);
+  // The names the template reads from its context (not those it assigns), checked against the context at load.
+  const globals = liquid.globalVariablesSync(template);
   const parts = toParts(source);
-  if (parts) return { kind: 'segments', source, parts, template };
-  return { kind: 'liquid', source, template };
+  if (parts) return { kind: 'segments', source, parts, template, globals };
+  return { kind: 'liquid', source, template, globals };
 }
 
 function toParts(source: string): Part[] | undefined {

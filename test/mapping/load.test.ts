@@ -66,6 +66,32 @@ unmaped: skip
     expect(problems).toEqual(['m.yaml:7:17 order.customerName: Liquid error: undefined filter: upcse, line:1, col:1']);
   });
 
+  it('reports a template reading a name its field does not see', () => {
+    expect(
+      problemsOf(
+        withBase(`order:
+  customerName: "{{ line.title }}"
+products:
+  - match: {}
+    sku: "{{ shipment.index }}"
+    components: [{ code: c, path: "https://x.example/{{ line.sku }}.pdf" }]
+  - match: {}
+    items:
+      - sku: A
+        components: [{ code: c, path: "{% for l in order.line_items %}{{ l.sku }}{% endfor %}{{ address.zip }}" }]
+tracking:
+  dpd: { company: DPD, url: "https://dpd.example/{{ order.name }}/{{ trackingNumber }}" }
+`).replace('  returnAddress:', '  sourceShipmentId: "{{ line.id }}-{{ shipment.index }}"\n  returnAddress:'),
+      ),
+    ).toEqual([
+      'm.yaml:5:21 shipments.sourceShipmentId: the template reads "line", which is not available here (this field sees order, shipment, shop)',
+      'm.yaml:8:17 order.customerName: the template reads "line", which is not available here (this field sees order, shop)',
+      'm.yaml:11:10 products[0].sku: the template reads "shipment", which is not available here (this field sees line, order, shop)',
+      'm.yaml:16:39 products[1].items[0].components[0].path: the template reads "address", which is not available here (this field sees line, order, shop)',
+      'm.yaml:18:29 tracking.dpd.url: the template reads "order", which is not available here (this field sees carrierCode, trackingNumber)',
+    ]);
+  });
+
   it('reports YAML syntax errors and duplicate keys with positions', () => {
     expect(problemsOf('shops: ["*"\ndestination: x\n')[0]).toMatch(/^m\.yaml:\d+:\d+ YAML: /);
     expect(problemsOf(withBase('unmapped: hold\nunmapped: skip\n'))).toEqual(['m.yaml:7:1 YAML: Map keys must be unique']);
