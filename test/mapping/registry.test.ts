@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatFileProblem, MappingLoadError } from '../../src/mapping/errors.js';
 import { MappingRegistry, type RegistryChange } from '../../src/mapping/registry.js';
+import { createLogger } from '../../src/logger.js';
 import { order, withBase } from './helpers.js';
 
 const registries: MappingRegistry[] = [];
@@ -92,6 +94,28 @@ describe('MappingRegistry', () => {
     rmSync(join(dir, 'c.yaml'));
     registry.rescan();
     expect(registry.forShop('c.myshopify.com')).toBeUndefined();
+  });
+
+  it('logs a broken edit with its problems', () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'pb-registry-'));
+    writeFileSync(join(dir, 'default.yaml'), withBase(''));
+    const registry = new MappingRegistry({ dir, pollMs: 0, logger: createLogger({ destination, level: 'info' }) });
+    registries.push(registry);
+    registry.load();
+    writeFileSync(join(dir, 'default.yaml'), withBase('unmapped: later\n'));
+    registry.rescan();
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      [30, 'mapping file loaded'],
+      [50, 'mapping file default.yaml has problems; the last good version stays in use'],
+    ]);
+    expect(lines[1]?.problems).toEqual([`${join(dir, 'default.yaml')}:6:11 unmapped: Invalid option: expected one of "hold"|"skip"`]);
   });
 
   it('loadStrict throws every problem at once', () => {
