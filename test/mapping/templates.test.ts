@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileGlob, exactId, normaliseRuleId } from '../../src/mapping/match.js';
 import { parseShopifyOrderJson, propertiesMap, shopDomainOf, unwrapOrder } from '../../src/mapping/shopify-order.js';
@@ -164,5 +165,30 @@ describe('tracking table', () => {
     });
     expect(trackingFor(m, 'DPD', '99')).toEqual({ company: 'DPD', url: 'https://track.dpd.co.uk/parcels/99' });
     expect(trackingFor(m, 'ups', '1Z')).toEqual({ company: 'ups' });
+  });
+});
+
+describe('parseShopifyOrderJson, property-based', () => {
+  it('equals JSON.parse except that integers beyond 2^53 keep their exact digits', () => {
+    const big = fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n });
+    const leaf = fc.oneof(big, fc.string(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `__big__${x}` : x)).replace(/"__big__(-?\d+)"/g, '$1');
+        const expected = JSON.parse(
+          JSON.stringify(v, (_k, x: unknown) => {
+            if (typeof x === 'bigint') return Number.isSafeInteger(Number(x)) ? Number(x) : x.toString();
+            // A double written as a long integer is beyond 2^53 too, and kept as its digits.
+            if (typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x) && !/e/.test(String(x))) return String(x);
+            return x;
+          }),
+        ) as unknown;
+        expect(parseShopifyOrderJson(text)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
