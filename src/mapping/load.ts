@@ -44,7 +44,7 @@ export function loadMappingText(text: string, file: string): LoadResult {
   });
   const parsed = mappingFileSchema.safeParse(raw, { error: describeIssue });
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(...issueProblems(doc, file, at, issue));
+    for (const issue of parsed.error.issues) problems.push(...issueProblems(doc, text, file, at, issue));
     return { ok: false, problems: inFileOrder(dedupe(problems)) };
   }
   problems.push(...contextProblems(parsed.data, doc, file, at));
@@ -110,7 +110,7 @@ function contextProblems(data: MappingFile, doc: Document, file: string, at: At)
   return problems;
 }
 
-function issueProblems(doc: Document, file: string, at: At, issue: z.core.$ZodIssue): FileProblem[] {
+function issueProblems(doc: Document, text: string, file: string, at: At, issue: z.core.$ZodIssue): FileProblem[] {
   const { node, depth } = deepestNode(doc, issue.path);
   const pos = node?.range ? at(node.range[0]) : { line: 1, col: 1 };
   if (issue.code === 'unrecognized_keys') {
@@ -132,10 +132,20 @@ function issueProblems(doc: Document, file: string, at: At, issue: z.core.$ZodIs
       branch.filter((i) => i.code === 'invalid_type' && i.path.length === 0).length * 1000 + branch.length;
     const best = issue.errors.reduce((a, b) => (score(b) < score(a) ? b : a));
     if (issue.message === 'Invalid input' && best.length > 0) {
-      return best.flatMap((inner) => issueProblems(doc, file, at, { ...inner, path: [...issue.path, ...inner.path] }));
+      return best.flatMap((inner) => issueProblems(doc, text, file, at, { ...inner, path: [...issue.path, ...inner.path] }));
     }
   }
   const path = formatPath(issue.path);
+  const offset = issue.code === 'custom' ? (issue.params as { templateOffset?: number } | undefined)?.templateOffset : undefined;
+  if (offset !== undefined && isScalar(node) && node.range && depth === issue.path.length) {
+    // Point inside the string when the YAML text is the template as written (plain or quoted without escapes).
+    const written = text.slice(node.range[0], node.range[1]);
+    const quoted = /^["']/.test(written);
+    const inner = quoted ? written.slice(1, -1) : written;
+    if (inner === String(node.value)) {
+      return [{ file, ...at(node.range[0] + (quoted ? 1 : 0) + offset), message: `${path}: ${issue.message}` }];
+    }
+  }
   // A required key that is absent is reported at the object that should hold it.
   const missing = depth < issue.path.length;
   const message =

@@ -13,8 +13,11 @@ function compileOrIssue(source: string, ctx: z.core.$RefinementCtx<unknown>): Tm
   try {
     return compileTemplate(source);
   } catch (error) {
-    const message = (error as Error).message.replace(/\s+/g, ' ');
-    ctx.addIssue({ code: 'custom', message: `Liquid error: ${message}` });
+    const err = error as Error & { token?: { begin?: number } };
+    // liquidjs appends ", line:L, col:C" (inside the template); the file position is given instead (see load.ts).
+    const message = err.message.replace(/\s+/g, ' ').replace(/, line:\d+, col:\d+$/, '');
+    const offset = typeof err.token?.begin === 'number' ? err.token.begin : undefined;
+    ctx.addIssue({ code: 'custom', message: `Liquid error: ${message}`, params: { templateOffset: offset } });
     return z.NEVER;
   }
 }

@@ -56,14 +56,21 @@ unmaped: skip
         path: "{{ line.properties._cover_pdf "
 `));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^m\.yaml:11:15 products\[0\]\.components\[0\]\.path: Liquid error: output "\{\{ line\.properties\._cover_pdf " not closed/);
+    expect(problems).toEqual(['m.yaml:11:16 products[0].components[0].path: Liquid error: output "{{ line.properties._cover_pdf " not closed']);
   });
 
   it('reports an unknown filter at load (strict filters)', () => {
     const problems = problemsOf(withBase(`order:
   customerName: "{{ order.shipping_address.name | upcse }}"
 `));
-    expect(problems).toEqual(['m.yaml:7:17 order.customerName: Liquid error: undefined filter: upcse, line:1, col:1']);
+    expect(problems).toEqual(['m.yaml:7:18 order.customerName: Liquid error: undefined filter: upcse']);
+    // The column points into the string when the YAML holds the template as written; else at the string.
+    expect(problemsOf(withBase(`order:\n  customerName: Dear {% if order.x %}{{ order.x }}\n`))).toEqual([
+      'm.yaml:7:22 order.customerName: Liquid error: tag {% if order.x %} not closed',
+    ]);
+    expect(problemsOf(withBase(`order:\n  customerName: "Dear\\t{% nosuchtag %}"\n`))).toEqual([
+      'm.yaml:7:17 order.customerName: Liquid error: tag "nosuchtag" not found',
+    ]);
   });
 
   it('reports a template reading a name its field does not see', () => {
@@ -119,9 +126,9 @@ tracking:
     components: [{ code: c, path: "https://x.example/a.pdf", preflight: "{{ x | nofilter }}" }]
 `)),
     ).toEqual([
-      'm.yaml:9:15 products[0].quantity: Liquid error: output "{{ line.properties.copies " not closed, line:1, col:1',
+      'm.yaml:9:16 products[0].quantity: Liquid error: output "{{ line.properties.copies " not closed',
       'm.yaml:10:17 products[0].unitWeight: must be a number or a Liquid template',
-      'm.yaml:11:73 products[0].components[0].preflight: Liquid error: undefined filter: nofilter, line:1, col:1',
+      'm.yaml:11:74 products[0].components[0].preflight: Liquid error: undefined filter: nofilter',
     ]);
   });
 
