@@ -26,7 +26,7 @@ export type LoadResult = { ok: true; mapping: LoadedMapping } | { ok: false; pro
 export function loadMappingText(text: string, file: string): LoadResult {
   const lineCounter = new LineCounter();
   // Big integers stay exact (Shopify ids exceed 2^53); the reviver turns the others back into numbers.
-  const doc = parseDocument(text, { lineCounter, intAsBigInt: true, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, intAsBigInt: true, prettyErrors: false, uniqueKeys: true, merge: true });
   const at = (offset: number) => lineCounter.linePos(offset);
   const problems: FileProblem[] = [];
   for (const error of doc.errors) {

@@ -170,6 +170,30 @@ shipments:
     ).toEqual(['m.yaml:7:25 products[0].match.variantId: is a Product gid; expected gid://shopify/ProductVariant/<id>']);
   });
 
+  it('accepts anchors, aliases and merge keys for repeated parts', () => {
+    const m = loadMappingText(
+      withBase(`products:
+  - &book
+    match: { sku: "BOOK-A5-*" }
+    sku: A5
+    components: &parts
+      - { code: cover, path: "{{ line.properties._cover }}" }
+  - <<: *book
+    match: { sku: "BOOK-A4-*" }
+    sku: A4
+  - match: { sku: "X" }
+    sku: X
+    components: *parts
+`),
+      'm.yaml',
+    );
+    expect(m.ok && m.mapping.config.products.map((p) => [p.items[0]?.sku.source, p.items[0]?.components[0]?.code.source])).toEqual([
+      ['A5', 'cover'],
+      ['A4', 'cover'],
+      ['X', 'cover'],
+    ]);
+  });
+
   it('rejects a product rule with both items and sku', () => {
     expect(
       problemsOf(withBase(`products:
