@@ -33,6 +33,7 @@ export function registerMappingCommands(program: Command, io: MappingCliIo = def
       const dir = resolveDir(opts.dir);
       const result = loadMappingDir(dir);
       if (result.files.length === 0) throw new CliError(`no mapping files (*.yaml, *.yml) in ${dir}`);
+      for (const w of result.warnings) io.stdout(`${formatFileProblem(w)}\n`);
       if (result.problems.length > 0) {
         for (const p of result.problems) io.stdout(`${formatFileProblem(p)}\n`);
         io.stderr(`${result.problems.length} problem(s) in ${new Set(result.problems.map((p) => p.file)).size} of ${result.files.length} mapping file(s)\n`);
@@ -40,7 +41,8 @@ export function registerMappingCommands(program: Command, io: MappingCliIo = def
         return;
       }
       const summary = result.mappings.map((m) => `${m.file} (${m.shops.join(', ')})`).join('; ');
-      io.stdout(`${result.mappings.length} mapping file(s) OK: ${summary}\n`);
+      const warned = result.warnings.length ? `, ${result.warnings.length} warning(s)` : '';
+      io.stdout(`${result.mappings.length} mapping file(s) OK${warned}: ${summary}\n`);
       process.exitCode = 0;
     });
 

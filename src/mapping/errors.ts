@@ -12,10 +12,12 @@ export interface FileProblem {
   /** 1-based. */
   col: number;
   message: string;
+  /** Errors (the default) stop a file from loading; warnings are shown and the file is used. */
+  severity?: 'error' | 'warning';
 }
 
 export function formatFileProblem(p: FileProblem): string {
-  return `${p.file}:${p.line}:${p.col} ${p.message}`;
+  return `${p.file}:${p.line}:${p.col} ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`;
 }
 
 export type MappingProblemKind =

@@ -17,6 +17,8 @@ export interface LoadedMapping {
   /** Store domains (lower case) or "*". */
   shops: readonly string[];
   config: MappingFile;
+  /** Things that load but are probably mistakes (a rule that can never match). */
+  warnings: readonly FileProblem[];
   /** Where each entry of `shops` is written, for conflict reports. */
   shopPositions: ReadonlyMap<string, { line: number; col: number }>;
 }
@@ -56,10 +58,37 @@ export function loadMappingText(text: string, file: string): LoadResult {
       if (isScalar(item) && item.range) shopPositions.set(String(item.value).trim().toLowerCase(), at(item.range[0]));
     }
   }
-  return { ok: true, mapping: { file, shops: [...new Set(parsed.data.shops)], config: parsed.data, shopPositions } };
+  const warnings = unreachableRules(parsed.data, doc, file, at);
+  return { ok: true, mapping: { file, shops: [...new Set(parsed.data.shops)], config: parsed.data, shopPositions, warnings } };
 }
 
 type At = (offset: number) => { line: number; col: number };
+
+/**
+ * Rules are tried in order (ignore, products, stockItems) and the first match wins, so a rule after a catch-all
+ * (`match: {}`) never matches: worth a warning, as it usually means the catch-all is in the wrong place.
+ */
+function unreachableRules(data: MappingFile, doc: Document, file: string, at: At): FileProblem[] {
+  const warnings: FileProblem[] = [];
+  const lists = [
+    ['ignore', data.ignore],
+    ['products', data.products],
+    ['stockItems', data.stockItems],
+  ] as const;
+  let catchAll: string | undefined;
+  for (const [name, rules] of lists) {
+    rules.forEach((rule, i) => {
+      if (catchAll) {
+        const { node } = deepestNode(doc, [name, i]);
+        const pos = node?.range ? at(node.range[0]) : { line: 1, col: 1 };
+        warnings.push({ file, ...pos, severity: 'warning', message: `${name}[${i}] can never match: ${catchAll} (match: {}) takes every line first` });
+      } else if (Object.keys(rule.match).length === 0) {
+        catchAll = `${name}[${i}]`;
+      }
+    });
+  }
+  return warnings;
+}
 
 /** What templates may read, by where they are in the file. */
 function contextFor(path: readonly PropertyKey[]): readonly string[] {
@@ -235,6 +264,7 @@ export interface DirLoad {
   /** Files that loaded and do not conflict with another file. */
   mappings: LoadedMapping[];
   problems: FileProblem[];
+  warnings: FileProblem[];
 }
 
 /** Loads every mapping file of a directory; files in conflict over a store are left out, with a problem each. */
@@ -249,7 +279,12 @@ export function loadMappingDir(dir: string): DirLoad {
   }
   const conflicts = findConflicts(loaded);
   problems.push(...conflicts.problems);
-  return { files, mappings: loaded.filter((m) => !conflicts.files.has(m.file)), problems };
+  return {
+    files,
+    mappings: loaded.filter((m) => !conflicts.files.has(m.file)),
+    problems,
+    warnings: loaded.flatMap((m) => m.warnings),
+  };
 }
 
 /** Two files claiming one store (or two "*" files): a problem in each, at the claim. */

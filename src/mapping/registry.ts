@@ -126,6 +126,11 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
     return [...this.states.values()].flatMap((s) => s.problems);
   }
 
+  /** Warnings of the versions in use (rules that can never match, ...). */
+  warnings(): FileProblem[] {
+    return this.mappings().flatMap((m) => [...m.warnings]);
+  }
+
   /** True once at least one file serves some store (readiness). */
   ready(): boolean {
     return this.mappings().length > 0;
@@ -206,6 +211,9 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
       return;
     }
     this.states.set(file, { text, good: result.mapping, problems: [] });
+    if (result.mapping.warnings.length > 0) {
+      this.logger.warn({ file, warnings: result.mapping.warnings.map(formatFileProblem) }, `mapping file ${basename(file)} has warnings`);
+    }
     this.logger.info({ file, shops: result.mapping.shops }, before ? 'mapping file reloaded' : 'mapping file loaded');
   }
 }

@@ -39,6 +39,17 @@ describe('print-bridge mappings check', () => {
     expect(out).toBe(`${join(dir, 'bad.yaml')}:6:11 unmapped: Invalid option: expected one of "hold"|"skip"\n`);
   });
 
+  it('prints warnings and still exits 0', async () => {
+    const dir = dirWith({
+      'w.yaml': withBase(`ignore:\n  - match: {}\nproducts:\n  - match: {}\n    sku: A\n    components: [{ code: c, path: "https://x.example/a.pdf" }]\n`),
+    });
+    expect(await runCli(['mappings', 'check', '--dir', dir])).toBe(0);
+    expect(out).toBe(
+      `${join(dir, 'w.yaml')}:9:5 warning: products[0] can never match: ignore[0] (match: {}) takes every line first\n` +
+        `1 mapping file(s) OK, 1 warning(s): ${join(dir, 'w.yaml')} (*)\n`,
+    );
+  });
+
   it('refuses a directory without mapping files', async () => {
     const stderr: string[] = [];
     const code = await runCli(['mappings', 'check', '--dir', dirWith({})], { stderr: (s) => stderr.push(s) });

@@ -170,6 +170,31 @@ shipments:
     ).toEqual(['m.yaml:7:25 products[0].match.variantId: is a Product gid; expected gid://shopify/ProductVariant/<id>']);
   });
 
+  it('warns about rules after a catch-all, which can never match', () => {
+    const m = loadMappingText(
+      withBase(`products:
+  - match: { sku: "A" }
+    sku: A
+    components: [{ code: c, path: "https://x.example/a.pdf" }]
+  - match: {}
+    sku: ANY
+    components: [{ code: c, path: "https://x.example/any.pdf" }]
+  - match: { sku: "B" }
+    sku: B
+    components: [{ code: c, path: "https://x.example/b.pdf" }]
+stockItems:
+  - match: { sku: "C" }
+    code: C
+`),
+      'm.yaml',
+    );
+    expect(m.ok && m.mapping.warnings.map(formatFileProblem)).toEqual([
+      'm.yaml:13:5 warning: products[2] can never match: products[1] (match: {}) takes every line first',
+      'm.yaml:17:5 warning: stockItems[0] can never match: products[1] (match: {}) takes every line first',
+    ]);
+    expect(exampleMapping().warnings).toEqual([]);
+  });
+
   it('accepts anchors, aliases and merge keys for repeated parts', () => {
     const m = loadMappingText(
       withBase(`products:
