@@ -38,12 +38,19 @@ export function loadMappingText(text: string, file: string): LoadResult {
   if (problems.length > 0) return { ok: false, problems };
   if (doc.contents === null) return { ok: false, problems: [{ file, line: 1, col: 1, message: 'the file is empty' }] };
 
-  const raw: unknown = doc.toJS({
-    reviver: (_key: unknown, value: unknown) =>
-      typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-        ? Number(value)
-        : value,
-  });
+  let raw: unknown;
+  try {
+    raw = doc.toJS({
+      // Aliases that expand without bound (a "billion laughs" file) are refused by toJS.
+      maxAliasCount: 1_000,
+      reviver: (_key: unknown, value: unknown) =>
+        typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(value)
+          : value,
+    });
+  } catch (error) {
+    return { ok: false, problems: [{ file, line: 1, col: 1, message: `YAML: ${firstLine((error as Error).message)}` }] };
+  }
   const parsed = mappingFileSchema.safeParse(raw, { error: describeIssue });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(...issueProblems(doc, text, file, at, issue));

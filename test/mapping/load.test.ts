@@ -104,6 +104,12 @@ tracking:
     expect(problemsOf(withBase('unmapped: hold\nunmapped: skip\n'))).toEqual(['m.yaml:7:1 YAML: Map keys must be unique']);
   });
 
+  it('refuses aliases that expand without bound', () => {
+    const laughs = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 8; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    expect(problemsOf(laughs.join('\n'))[0]).toMatch(/^m\.yaml:1:1 YAML: .*alias/i);
+  });
+
   it('checks constants of typed fields at load', () => {
     const problems = problemsOf(withBase(`products:
   - match: {}
