@@ -205,6 +205,8 @@ class OrderMapper {
   private readonly stock: { item: Record<string, unknown>; ref: LineItemRef; shipmentKey: string }[] = [];
   private readonly ignored: LeftOutLine[] = [];
   private readonly skipped: LeftOutLine[] = [];
+  /** Shipment keys in order of first appearance along the line items. */
+  private readonly shipmentKeys: string[] = [];
   private nextItemIndex = 0;
   private nextStockIndex = 0;
   private readonly refunded = new Map<string, number>();
@@ -333,8 +335,15 @@ class OrderMapper {
         sourceItemId: `${ref.id}${suffix}`,
         quantity: lineQuantity,
       });
-      if (built && !r.failed) this.items.push({ ...built, ref, shipmentKey });
+      if (built && !r.failed) {
+        this.items.push({ ...built, ref, shipmentKey });
+        this.noteShipmentKey(shipmentKey);
+      }
     });
+  }
+
+  private noteShipmentKey(key: string): void {
+    if (!this.shipmentKeys.includes(key)) this.shipmentKeys.push(key);
   }
 
   private buildItem(
@@ -394,16 +403,15 @@ class OrderMapper {
       unitPrice: r.number(rule.unitPrice, `${field}.unitPrice`) ?? (Number.isFinite(price) && price >= 0 ? price : undefined),
     });
     const shipmentKey = rule.shipment ? (r.raw(rule.shipment, 'shipment') ?? '') : '';
-    if (!r.failed) this.stock.push({ item, ref, shipmentKey });
+    if (!r.failed) {
+      this.stock.push({ item, ref, shipmentKey });
+      this.noteShipmentKey(shipmentKey);
+    }
   }
 
   private assemble(): MapResult {
-    const keys: string[] = [];
-    const indexOf = (key: string) => {
-      let i = keys.indexOf(key);
-      if (i < 0) i = keys.push(key) - 1;
-      return i;
-    };
+    const keys = this.shipmentKeys;
+    const indexOf = (key: string) => keys.indexOf(key);
     const items = this.items.map((p) => ({ ...p.item, shipmentIndex: indexOf(p.shipmentKey) }));
     const stockItems = this.stock.map((s) => ({ ...s.item, shipmentIndex: indexOf(s.shipmentKey) }));
 

@@ -523,6 +523,10 @@ stockItems:
       ['ST-5', 1],
     ]);
     expect(data.shipments).toHaveLength(3);
+    // A stock line first: its key comes first.
+    const stockFirst = ok(mapOrder(order([{ sku: 'ST-1', vendor: 'East' }, { sku: 'SKU-2', vendor: 'North' }]), grouped, SHOP));
+    expect(stockFirst.order.orderData.stockItems?.[0]?.shipmentIndex).toBe(0);
+    expect(stockFirst.order.orderData.items[0]?.shipmentIndex).toBe(1);
     expect(new Set(data.shipments.map((s) => s.shipTo.name))).toEqual(new Set(['Ann Example']));
   });
 
