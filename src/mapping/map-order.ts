@@ -51,10 +51,18 @@ export interface LeftOutLine {
   rule?: string;
 }
 
+export interface MappedLine {
+  lineItem: LineItemRef;
+  quantity: number;
+  shipmentIndex: number;
+}
+
 export type MapResult =
   | {
       ok: true;
       order: PrintOrder;
+      /** The Shopify lines the print order carries: line item, quantity in Shopify, and the shipment it travels in. */
+      lines: MappedLine[];
       /** Lines left out on purpose: ignore rules, gift cards, lines without shipping, removed or refunded lines. */
       ignored: LeftOutLine[];
       /** Lines no rule maps, left out because the mapping says `unmapped: skip`. */
@@ -203,6 +211,8 @@ class OrderMapper {
   private readonly problems: MappingProblem[] = [];
   private readonly items: PendingItem[] = [];
   private readonly stock: { item: Record<string, unknown>; ref: LineItemRef; shipmentKey: string }[] = [];
+  /** Each Shopify line that went to the printer, with its quantity and shipment key: what a fulfillment covers. */
+  private readonly mappedLines: { ref: LineItemRef; quantity: number; shipmentKey: string }[] = [];
   private readonly ignored: LeftOutLine[] = [];
   private readonly skipped: LeftOutLine[] = [];
   /** Shipment keys in order of first appearance along the line items. */
@@ -340,6 +350,7 @@ class OrderMapper {
         this.noteShipmentKey(shipmentKey);
       }
     });
+    this.mappedLines.push({ ref, quantity: lineQuantity, shipmentKey });
   }
 
   private noteShipmentKey(key: string): void {
@@ -406,6 +417,7 @@ class OrderMapper {
     if (!r.failed) {
       this.stock.push({ item, ref, shipmentKey });
       this.noteShipmentKey(shipmentKey);
+      this.mappedLines.push({ ref, quantity: lineQuantity, shipmentKey });
     }
   }
 
@@ -442,7 +454,8 @@ class OrderMapper {
         }),
       };
     }
-    return { ok: true, order: result.order, ignored: this.ignored, skipped: this.skipped };
+    const lines = this.mappedLines.map((l) => ({ lineItem: l.ref, quantity: l.quantity, shipmentIndex: indexOf(l.shipmentKey) }));
+    return { ok: true, order: result.order, lines, ignored: this.ignored, skipped: this.skipped };
   }
 
   /** A schema path (`orderData.items[1].components[0].path`) as a mapping field, with its line item. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJsonLossless } from '../shopify/json.js';
 import { exactId, gidTail } from './match.js';
 
 /**
@@ -12,22 +13,11 @@ import { exactId, gidTail } from './match.js';
  * exact id.
  */
 
-const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER).length;
-
 /**
- * JSON.parse, except that integers beyond 2^53 become strings holding their exact digits. Strings are matched as
- * whole tokens first, so digits inside strings are never touched.
+ * JSON.parse, except that integers beyond 2^53 become strings holding their exact digits (digits inside strings are
+ * never touched). One implementation for the whole app: src/shopify/json.ts.
  */
-export function parseShopifyOrderJson(text: string): unknown {
-  const safe = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) => {
-    if (token.charCodeAt(0) === 34 /* " */) return token;
-    if (/[.eE]/.test(token)) return token;
-    const digits = token.startsWith('-') ? token.length - 1 : token.length;
-    if (digits < MAX_SAFE_DIGITS) return token;
-    return Number.isSafeInteger(Number(token)) ? token : `"${token}"`;
-  });
-  return JSON.parse(safe) as unknown;
-}
+export const parseShopifyOrderJson = parseJsonLossless;
 
 /** A webhook body is the order itself; the REST API wraps it as `{"order": {...}}`. */
 export function unwrapOrder(body: unknown): unknown {

@@ -523,6 +523,15 @@ stockItems:
       ['ST-5', 1],
     ]);
     expect(data.shipments).toHaveLength(3);
+    // Which Shopify lines travel in which shipment, with their Shopify quantities: what fulfillments will cover.
+    const mapped = ok(mapOrder(body, grouped, SHOP));
+    expect(mapped.lines.map((l) => [l.lineItem.sku, l.quantity, l.shipmentIndex])).toEqual([
+      ['SKU-1', 1, 0],
+      ['SKU-2', 1, 1],
+      ['ST-3', 1, 2],
+      ['SKU-4', 1, 0],
+      ['ST-5', 1, 1],
+    ]);
     // A stock line first: its key comes first.
     const stockFirst = ok(mapOrder(order([{ sku: 'ST-1', vendor: 'East' }, { sku: 'SKU-2', vendor: 'North' }]), grouped, SHOP));
     expect(stockFirst.order.orderData.stockItems?.[0]?.shipmentIndex).toBe(0);
