@@ -5,6 +5,7 @@ import { registerPrintApiCommands } from './print-service/cli.js';
 import { PrintServiceError } from './print-service/errors.js';
 import { registerEmulatorCommand } from './emulator/cli.js';
 import { registerMappingCommands } from './mapping/cli.js';
+import { registerAppCommands } from './app/cli.js';
 
 /**
  * `print-bridge`: one binary for every role (DESIGN section 3). Each domain registers its own commands so that this
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerPrintApiCommands(program);
   registerEmulatorCommand(program);
   registerMappingCommands(program);
+  registerAppCommands(program);
   return program;
 }
 
