@@ -8,7 +8,7 @@ import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
  * through Redis and may have been written by an older version of the app.
  */
 
-export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events' } as const;
+export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events', shopify: 'shopify' } as const;
 
 export const webhookJobSchema = z.object({
   topic: z.string(),
@@ -28,9 +28,16 @@ export const orderJobSchema = z.discriminatedUnion('kind', [
 ]);
 export type OrderJob = z.infer<typeof orderJobSchema>;
 
+export const shopifyJobSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('sync'), shop: z.string(), orderId: z.string() }),
+  z.object({ kind: z.literal('note'), shop: z.string(), orderId: z.string(), line: z.string() }),
+]);
+export type ShopifyJob = z.infer<typeof shopifyJobSchema>;
+
 export interface Queues {
   webhooks: Queue<WebhookJob>;
   orders: Queue<OrderJob>;
+  shopify: Queue<ShopifyJob>;
   close(): Promise<void>;
 }
 
@@ -47,11 +54,13 @@ export function createQueues(connection: Redis, prefix: string): Queues {
   const options = { connection, prefix: bullPrefix(prefix), defaultJobOptions: DEFAULT_JOB_OPTIONS };
   const webhooks = new Queue<WebhookJob>(QUEUE_NAMES.webhooks, options);
   const orders = new Queue<OrderJob>(QUEUE_NAMES.orders, options);
+  const shopify = new Queue<ShopifyJob>(QUEUE_NAMES.shopify, options);
   return {
     webhooks,
     orders,
+    shopify,
     async close() {
-      await Promise.all([webhooks.close(), orders.close()]);
+      await Promise.all([webhooks.close(), orders.close(), shopify.close()]);
     },
   };
 }

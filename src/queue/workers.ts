@@ -6,7 +6,8 @@ import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleWebhook } from '../bridge/handle-webhook.js';
 import type { BridgeDeps } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
-import { bullPrefix, orderJobSchema, QUEUE_NAMES, webhookJobSchema } from './queues.js';
+import { syncOrderToShopify } from '../bridge/shopify-sync.js';
+import { bullPrefix, orderJobSchema, QUEUE_NAMES, shopifyJobSchema, webhookJobSchema } from './queues.js';
 import { backoffDelay, BACKOFF_TYPE, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
@@ -68,7 +69,21 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     common,
   );
 
-  for (const worker of [webhooks, orders]) {
+  // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
+  const shopify = new Worker(
+    QUEUE_NAMES.shopify,
+    async (job: Job) => {
+      const data = shopifyJobSchema.parse(job.data);
+      return runWithRetrySemantics(async () => {
+        if (data.kind === 'sync') return syncOrderToShopify(deps, data.shop, data.orderId);
+        await deps.shopify.appendNote(data.shop, data.orderId, data.line);
+        return { kind: 'noted' };
+      });
+    },
+    { ...common, concurrency: Math.max(1, Math.min(common.concurrency, 8)) },
+  );
+
+  for (const worker of [webhooks, orders, shopify]) {
     worker.on('failed', (job, error) => {
       const data = job?.data as { shop?: string; orderId?: string; topic?: string } | undefined;
       const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
@@ -81,9 +96,9 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
   }
 
   return {
-    workers: [webhooks, orders],
+    workers: [webhooks, orders, shopify],
     async close() {
-      await Promise.all([webhooks.close(), orders.close()]);
+      await Promise.all([webhooks.close(), orders.close(), shopify.close()]);
     },
   };
 }

@@ -115,12 +115,15 @@ export async function startHarness(
 }
 
 /** Polls until `check` returns a value other than undefined/false, or fails with what it last saw. */
-export async function waitFor<T>(check: () => T | Promise<T>, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<Exclude<T, false | undefined | null | 0 | ''>> {
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   let last: T | undefined;
   while (Date.now() < deadline) {
     last = await check();
-    if (last !== undefined && last !== null && last !== false) return last as NonNullable<T>;
+    if (last) return last as Exclude<T, false | undefined | null | 0 | ''>;
     await sleep(options.intervalMs ?? 50);
   }
   throw new Error(`timed out waiting for ${options.what ?? 'a condition'} (last: ${JSON.stringify(last)})`);
