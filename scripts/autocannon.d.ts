@@ -24,6 +24,19 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     pipelining?: number;
+    overallRate?: number;
+    requests?: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (request: { method?: string; path?: string; headers: Record<string, string>; body?: string }) => {
+        method?: string;
+        path?: string;
+        headers: Record<string, string>;
+        body?: string;
+      };
+    }[];
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

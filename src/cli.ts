@@ -4,6 +4,8 @@ import { CliError } from './cli/errors.js';
 import { registerPrintApiCommands } from './print-service/cli.js';
 import { PrintServiceError } from './print-service/errors.js';
 import { registerEmulatorCommand } from './emulator/cli.js';
+import { registerMappingCommands } from './mapping/cli.js';
+import { registerAppCommands } from './app/cli.js';
 
 /**
  * `print-bridge`: one binary for every role (DESIGN section 3). Each domain registers its own commands so that this
@@ -18,6 +20,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerPrintApiCommands(program);
   registerEmulatorCommand(program);
+  registerMappingCommands(program);
+  registerAppCommands(program);
   return program;
 }
 

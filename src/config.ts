@@ -62,6 +62,8 @@ export const configSchema = z.object({
       .refine((v) => /^rediss?:\/\//i.test(v) && URL.canParse(v), 'must be a redis:// or rediss:// URL')
       .default('redis://127.0.0.1:6379'),
   ),
+  /** Prefix of every key the app writes, queues included. In Redis Cluster give it a hash tag: `{print-bridge}:`. */
+  REDIS_PREFIX: z.preprocess(emptyToUndefined, z.string().min(1).default('print-bridge:')),
   SHOPIFY_API_KEY: optionalString,
   SHOPIFY_API_SECRET: optionalString,
   SHOPIFY_SCOPES: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_SHOPIFY_SCOPES)).transform((v) =>
@@ -88,6 +90,10 @@ export const configSchema = z.object({
   /** Time allowed for the print service's answer (headers and body) once connected. */
   PRINT_API_TIMEOUT_MS: positiveInt(30_000),
   POSTBACK_TOKEN: commaList,
+  /** Jobs one worker process runs at once, per queue. */
+  WORKER_CONCURRENCY: positiveInt(16),
+  /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */
+  JOB_LOCK_MS: positiveInt(30_000),
   MAPPINGS_DIR: z.preprocess(emptyToUndefined, z.string().default('./mappings')),
   ADMIN_TOKEN: optionalString,
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */

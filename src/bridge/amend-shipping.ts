@@ -3,7 +3,7 @@ import { parseJsonLossless } from '../shopify/json.js';
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
 import { OrderBusyError, OrderDataMissingError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
-import { type BridgeDeps, TAGS } from './ports.js';
+import type { BridgeDeps } from './ports.js';
 import { isSubmittedStatus } from './status.js';
 
 export type AmendOutcome =
@@ -76,8 +76,8 @@ export async function amendShipping(deps: BridgeDeps, shop: string, orderId: str
       : undefined,
   );
   if (reasons.length) {
-    await deps.shopify.addTags(shop, orderId, [TAGS.error]);
-    await deps.shopify.appendNote(shop, orderId, `print-bridge: the new shipping address could not be sent to the printer (${reasons.join('; ')}).`);
+    await deps.scheduler.syncShopify(shop, orderId);
+    await deps.scheduler.noteShopify(shop, orderId, `print-bridge: the new shipping address could not be sent to the printer (${reasons.join('; ')}).`);
     return { kind: 'refused', reasons };
   }
   return { kind: 'amended', shipments: amended };

@@ -5,7 +5,8 @@ import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '.
 import { planFulfillment, type Shortfall } from '../shopify/fulfillment-plan.js';
 import { OrderBusyError } from './errors.js';
 import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
-import { TAGS, type ShopifyFulfillmentPort, type TrackingLookup } from './ports.js';
+import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
+import { syncOrderToShopify } from './shopify-sync.js';
 import { canMove, type OrderStatus } from './status.js';
 
 /**
@@ -60,9 +61,9 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
 
   switch (event.kind) {
     case 'received':
-      return progress(deps, link, event, 'received', TAGS.received);
+      return progress(deps, link, event, 'received');
     case 'print-ready':
-      return progress(deps, link, event, 'print-ready', TAGS.printReady);
+      return progress(deps, link, event, 'print-ready');
     case 'errored':
     case 'submission-error':
       return failure(deps, link, event);
@@ -150,6 +151,25 @@ async function moveStatus(
   return { link: stored ?? link, moved, from };
 }
 
+/**
+ * The order's print-bridge tags follow from the link's status (shopify-sync.ts), the same rule every other writer
+ * uses, so events in any order, repeats, and other jobs' syncs all converge on one set.
+ */
+async function syncTags(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
+  await syncOrderToShopify(
+    {
+      store: deps.store,
+      shopify: {
+        addTags: (shop, orderId, tags) => deps.shopify.addTags(shop, orderId, tags),
+        removeTags: (shop, orderId, tags) => deps.shopify.removeTags(shop, orderId, tags),
+        appendNote: (shop, orderId, line) => deps.shopify.appendOrderNote(shop, orderId, line),
+      },
+    },
+    link.shop,
+    link.orderId,
+  );
+}
+
 function statusValue(link: OrderLink): { status: OrderStatus; at: string; sourceOrderId: string | null; printOrderId: string | null } {
   return { status: link.status, at: link.statusAt, sourceOrderId: link.sourceOrderId ?? null, printOrderId: link.printOrderId ?? null };
 }
@@ -163,16 +183,13 @@ async function progress(
   link: OrderLink,
   event: PrintEvent,
   status: 'received' | 'print-ready',
-  tag: string,
 ): Promise<ApplyPrintEventOutcome> {
   const result = await moveStatus(deps, link, event, status, (c) => ({
     ...c,
     // Progress at the printer clears what its earlier failure reported.
     problems: c.problems.filter((p) => p.kind !== 'print-error' && p.kind !== 'submission-error'),
   }));
-  // Tags record what happened, whatever the order: a late Print Ready still tags, so any arrival order ends the same.
-  await deps.shopify.addTags(link.shop, link.orderId, [tag]);
-  if (result.moved && result.from === 'error') await deps.shopify.removeTags(link.shop, link.orderId, [TAGS.error]);
+  await syncTags(deps, result.link);
   await writeStatusMetafield(deps, result.link);
   return { kind: 'status', status: result.link.status, moved: result.moved };
 }
@@ -193,7 +210,7 @@ async function failure(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintE
     problems: [...c.problems.filter((p) => p.kind !== kind), ...problems],
   }));
   if (result.moved) {
-    await deps.shopify.addTags(link.shop, link.orderId, [TAGS.error]);
+    await syncTags(deps, result.link);
     await writeStatusMetafield(deps, result.link);
   }
   return { kind: 'status', status: result.link.status, moved: result.moved };
@@ -209,7 +226,7 @@ async function cancelled(deps: ApplyPrintEventDeps, link: OrderLink, event: Prin
   if (!result.moved && result.link.status !== 'cancelled') {
     return { kind: 'unchanged', detail: `a ${result.link.status} order cannot be cancelled; the event is in the history` };
   }
-  await deps.shopify.addTags(link.shop, link.orderId, [TAGS.cancelled]);
+  await syncTags(deps, result.link);
   await deps.shopify.appendOrderNote(
     link.shop,
     link.orderId,
@@ -290,20 +307,10 @@ async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: Pri
   return outcome;
 }
 
-/**
- * Tags and metafield after a shipment. With the order as read under this order's lease, calls that would change
- * nothing are left out: each Admin API call spends the shop's query budget.
- */
+/** Tags and metafield after a shipment; the metafield is left alone when the order, as read, already shows it. */
 async function markShippedInShopify(deps: ApplyPrintEventDeps, link: OrderLink, seen: OrderForFulfillment | undefined): Promise<void> {
   const current = (await deps.store.get(link.shop, link.orderId)) ?? link;
-  const has = (tag: string) => seen?.tags.some((t) => t.toLowerCase() === tag.toLowerCase());
-  const add = current.status === 'shipped' ? [TAGS.shipped] : current.status === 'partially-shipped' ? [TAGS.partiallyShipped] : [];
-  // A shipped order can no longer be in error (canMove), so an error tag left from before is stale.
-  const remove = current.status === 'shipped' ? [TAGS.partiallyShipped, TAGS.error] : current.status === 'partially-shipped' ? [TAGS.error] : [];
-  const toAdd = seen ? add.filter((t) => !has(t)) : add;
-  const toRemove = seen ? remove.filter((t) => has(t)) : remove;
-  if (toAdd.length) await deps.shopify.addTags(link.shop, link.orderId, toAdd);
-  if (toRemove.length) await deps.shopify.removeTags(link.shop, link.orderId, toRemove);
+  await syncTags(deps, current);
   if (seen && JSON.stringify(seen.status?.value) === JSON.stringify(statusValue(current))) return;
   await writeStatusMetafield(deps, current);
 }

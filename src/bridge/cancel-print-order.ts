@@ -1,7 +1,7 @@
 import { isServiceError } from '../print-service/client.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
 import { OrderBusyError } from './errors.js';
-import { type BridgeDeps, TAGS } from './ports.js';
+import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
 
 export type CancelOutcome =
@@ -49,14 +49,13 @@ export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: 
             }
           : undefined,
       );
-      await deps.shopify.addTags(shop, orderId, [TAGS.cancelRefused]);
-      await deps.shopify.appendNote(shop, orderId, `print-bridge: the print service refused the cancellation (${reason}). The order may still be produced and shipped.`);
+      await deps.scheduler.syncShopify(shop, orderId);
+      await deps.scheduler.noteShopify(shop, orderId, `print-bridge: the print service refused the cancellation (${reason}). The order may still be produced and shipped.`);
       return { kind: 'refused', reason };
     }
     throw error;
   }
   await markCancelled(deps, shop, orderId, `cancelled at the print service (${link.sourceOrderId})`);
-  await deps.shopify.addTags(shop, orderId, [TAGS.cancelled]);
   return { kind: 'cancelled', atPrinter: true };
 }
 
@@ -69,4 +68,5 @@ async function markCancelled(deps: BridgeDeps, shop: string, orderId: string, de
         }
       : undefined,
   );
+  await deps.scheduler.syncShopify(shop, orderId);
 }

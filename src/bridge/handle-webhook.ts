@@ -120,7 +120,10 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
     return { link: next, history: [{ event: `${topic} received`, source: 'shopify', detail: 'cancellation requested at the print service' }] };
   });
   if (!link) return { kind: 'recorded', orderId, detail: 'cancellation already handled' };
-  if (link.status === 'cancelled') return { kind: 'cancelled-before-submission', orderId };
+  if (link.status === 'cancelled') {
+    await deps.scheduler.syncShopify(shop, orderId);
+    return { kind: 'cancelled-before-submission', orderId };
+  }
   await deps.scheduler.cancel(shop, orderId);
   return { kind: 'cancel-requested', orderId };
 }

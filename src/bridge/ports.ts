@@ -38,7 +38,10 @@ export interface MappingPort {
   map(shop: string, order: unknown): MapOutcome;
 }
 
-/** The effects the pipeline has in Shopify. Every call must be idempotent (tags are a set, notes are de-duplicated). */
+/**
+ * The effects the pipeline has in Shopify, called by the Shopify queue's jobs (use cases ask for them through the
+ * Scheduler). Every call must be idempotent (tags are a set, notes are de-duplicated).
+ */
 export interface ShopifyEffects {
   addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
   removeTags(shop: string, orderId: string, tags: string[]): Promise<void>;
@@ -70,6 +73,10 @@ export interface Scheduler {
   submit(shop: string, orderId: string, delayMs: number, generation?: number): Promise<void>;
   cancel(shop: string, orderId: string): Promise<void>;
   amendShipping(shop: string, orderId: string, generation: string): Promise<void>;
+  /** Brings the Shopify order's tags in line with the link, soon, on the Shopify queue (paced by Shopify's limits). */
+  syncShopify(shop: string, orderId: string): Promise<void>;
+  /** Appends a line to the Shopify order's note, once, on the Shopify queue. */
+  noteShopify(shop: string, orderId: string, line: string): Promise<void>;
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
 }
@@ -102,6 +109,6 @@ export const TAGS = {
   cancelRefused: 'print-bridge:cancel-refused',
   received: 'print-bridge:received',
   printReady: 'print-bridge:print-ready',
-  shipped: 'print-bridge:shipped',
   partiallyShipped: 'print-bridge:partially-shipped',
+  shipped: 'print-bridge:shipped',
 } as const;

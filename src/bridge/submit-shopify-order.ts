@@ -5,7 +5,7 @@ import { parseOrderWebhook } from '../shopify/order-webhook.js';
 import { MappingProblemsError, OrderDataMissingError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { OrderLink, Problem } from './order-store.js';
-import { type BridgeDeps, TAGS } from './ports.js';
+import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
 
 export type SubmitShopifyOutcome =
@@ -41,14 +41,14 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
     : ({ ok: false, problems: [{ message: `no mapping file serves ${shop} (add its domain to a file's shops, or a "*" file)` }] } as const);
 
   if (!mapped.ok) {
-    await recordProblems(deps, link, 'held', 'mapping', mapped.problems, TAGS.needsMapping);
+    await recordProblems(deps, link, 'held', 'mapping', mapped.problems);
     throw new MappingProblemsError(orderName, mapped.problems);
   }
   const order = mapped.order;
   const sourceOrderId = order.orderData.sourceOrderId;
   if (!sourceOrderId) {
     const problems = [{ subject: 'order.sourceOrderId', message: 'rendered empty; every order needs a sourceOrderId' }];
-    await recordProblems(deps, link, 'held', 'mapping', problems, TAGS.needsMapping);
+    await recordProblems(deps, link, 'held', 'mapping', problems);
     throw new MappingProblemsError(orderName, problems);
   }
 
@@ -60,7 +60,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
         const problems = error.serviceError.validations?.length
           ? error.serviceError.validations.map((v) => ({ subject: v.path, message: v.message }))
           : [{ message: error.serviceError.message }];
-        await recordProblems(deps, link, 'error', 'validation', problems, TAGS.error);
+        await recordProblems(deps, link, 'error', 'validation', problems);
         throw new PrintRefusedError(`The print service found order ${orderName} invalid: ${problems.map((p) => p.message).join('; ')}`);
       }
       throw error;
@@ -106,7 +106,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   } catch (error) {
     if (error instanceof PrintServiceError && !error.retryable) {
       const message = error.message;
-      await recordProblems(deps, submitting, 'error', 'submission', [{ message }], TAGS.error);
+      await recordProblems(deps, submitting, 'error', 'submission', [{ message }]);
       throw new PrintRefusedError(`Order ${orderName} was refused by the print service: ${message}`);
     }
     throw error;
@@ -140,8 +140,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
 }
 
 async function markSubmittedInShopify(deps: BridgeDeps, link: OrderLink): Promise<void> {
-  await deps.shopify.addTags(link.shop, link.orderId, [TAGS.submitted]);
-  await deps.shopify.removeTags(link.shop, link.orderId, [TAGS.needsMapping, TAGS.error]);
+  await deps.scheduler.syncShopify(link.shop, link.orderId);
 }
 
 async function setStatus(deps: BridgeDeps, link: OrderLink, status: 'cancelled', detail: string): Promise<void> {
@@ -150,16 +149,16 @@ async function setStatus(deps: BridgeDeps, link: OrderLink, status: 'cancelled',
       ? { link: { ...current, status, statusAt: deps.clock().toISOString() }, history: [{ event: status, source: 'worker', status, detail }] }
       : undefined,
   );
+  await deps.scheduler.syncShopify(link.shop, link.orderId);
 }
 
-/** Keeps the reasons on the order for the merchant, and tags the Shopify order so the problem shows there too. */
+/** Keeps the reasons on the order for the merchant, and has the Shopify order tagged so the problem shows there too. */
 export async function recordProblems(
   deps: BridgeDeps,
   link: OrderLink,
   status: 'held' | 'error',
   kind: string,
   problems: readonly { message: string; subject?: string }[],
-  tag: string,
 ): Promise<void> {
   const at = deps.clock().toISOString();
   const entries: Problem[] = problems.map((p) => ({ kind, message: p.message, subject: p.subject, at }));
@@ -183,5 +182,5 @@ export async function recordProblems(
       ],
     };
   });
-  await deps.shopify.addTags(link.shop, link.orderId, [tag]);
+  await deps.scheduler.syncShopify(link.shop, link.orderId);
 }

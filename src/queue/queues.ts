@@ -9,7 +9,7 @@ import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
  * through Redis and may have been written by an older version of the app.
  */
 
-export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events' } as const;
+export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events', shopify: 'shopify' } as const;
 
 export const webhookJobSchema = z.object({
   topic: z.string(),
@@ -39,10 +39,17 @@ export const printEventJobSchema = z.object({
 });
 export type PrintEventJob = z.infer<typeof printEventJobSchema>;
 
+export const shopifyJobSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('sync'), shop: z.string(), orderId: z.string() }),
+  z.object({ kind: z.literal('note'), shop: z.string(), orderId: z.string(), line: z.string() }),
+]);
+export type ShopifyJob = z.infer<typeof shopifyJobSchema>;
+
 export interface Queues {
   webhooks: Queue<WebhookJob>;
   orders: Queue<OrderJob>;
   events: Queue<PrintEventJob>;
+  shopify: Queue<ShopifyJob>;
   close(): Promise<void>;
 }
 
@@ -60,12 +67,14 @@ export function createQueues(connection: Redis, prefix: string): Queues {
   const webhooks = new Queue<WebhookJob>(QUEUE_NAMES.webhooks, options);
   const orders = new Queue<OrderJob>(QUEUE_NAMES.orders, options);
   const events = new Queue<PrintEventJob>(QUEUE_NAMES.events, options);
+  const shopify = new Queue<ShopifyJob>(QUEUE_NAMES.shopify, options);
   return {
     webhooks,
     orders,
     events,
+    shopify,
     async close() {
-      await Promise.all([webhooks.close(), orders.close(), events.close()]);
+      await Promise.all([webhooks.close(), orders.close(), events.close(), shopify.close()]);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Scheduler } from '../bridge/ports.js';
 import { jobId, type Queues, submitJobId } from './queues.js';
 
@@ -25,9 +26,23 @@ export class QueueScheduler implements Scheduler {
     );
   }
 
+  async syncShopify(shop: string, orderId: string): Promise<void> {
+    // At most one sync per order waits while another runs; the waiting one reads the link when it starts.
+    await this.queues.shopify.add(
+      'sync',
+      { kind: 'sync', shop, orderId },
+      { deduplication: { id: jobId('sync', shop, orderId), keepLastIfActive: true } },
+    );
+  }
+
+  async noteShopify(shop: string, orderId: string, line: string): Promise<void> {
+    const digest = createHash('sha256').update(line).digest('hex').slice(0, 16);
+    await this.queues.shopify.add('note', { kind: 'note', shop, orderId, line }, { jobId: jobId('note', shop, orderId, digest) });
+  }
+
   async dropPendingForShop(shop: string): Promise<number> {
     let dropped = 0;
-    for (const queue of [this.queues.orders, this.queues.webhooks]) {
+    for (const queue of [this.queues.orders, this.queues.webhooks, this.queues.shopify]) {
       const jobs = await queue.getJobs(['delayed', 'waiting', 'prioritized']);
       for (const job of jobs) {
         if ((job.data as { shop?: string }).shop !== shop) continue;

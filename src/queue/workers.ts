@@ -7,7 +7,8 @@ import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleWebhook } from '../bridge/handle-webhook.js';
 import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
-import { bullPrefix, orderJobSchema, printEventJobSchema, QUEUE_NAMES, webhookJobSchema } from './queues.js';
+import { syncOrderToShopify } from '../bridge/shopify-sync.js';
+import { bullPrefix, orderJobSchema, printEventJobSchema, QUEUE_NAMES, shopifyJobSchema, webhookJobSchema } from './queues.js';
 import { backoffDelay, BACKOFF_TYPE, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
@@ -86,7 +87,21 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     common,
   );
 
-  const all = [webhooks, orders];
+  // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
+  const shopify = new Worker(
+    QUEUE_NAMES.shopify,
+    async (job: Job) => {
+      const data = shopifyJobSchema.parse(job.data);
+      return runWithRetrySemantics(async () => {
+        if (data.kind === 'sync') return syncOrderToShopify(deps, data.shop, data.orderId);
+        await deps.shopify.appendNote(data.shop, data.orderId, data.line);
+        return { kind: 'noted' };
+      });
+    },
+    { ...common, concurrency: Math.max(1, Math.min(common.concurrency, 8)) },
+  );
+
+  const all = [webhooks, orders, shopify];
   if (options.printEvents) {
     all.push(createPrintEventWorker({ store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents }, common));
   } else {

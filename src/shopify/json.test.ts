@@ -22,6 +22,11 @@ describe('parseJsonLossless', () => {
     });
   });
 
+  it('never reads the digits of a fraction or an exponent as an integer', () => {
+    const text = '{"a":-0.00010492602205755642,"b":1.12345678901234567890e-5,"c":12345678901234567890.5}';
+    expect(parseJsonLossless(text)).toEqual(JSON.parse(text));
+  });
+
   it('returns the text unchanged when there is nothing to quote', () => {
     const text = '{"a":[1,2,3],"b":"x"}';
     expect(quoteBigIntegers(text)).toBe(text);

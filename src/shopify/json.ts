@@ -9,6 +9,10 @@ export function parseJsonLossless(text: string): unknown {
 
 const SAFE_DIGITS = 15; // every integer of up to 15 digits is exactly representable
 
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
 /** Wraps integer literals too large for a double in quotes, outside string literals only. */
 export function quoteBigIntegers(text: string): string {
   let out = '';
@@ -25,14 +29,26 @@ export function quoteBigIntegers(text: string): string {
       inString = true;
       continue;
     }
-    const isMinus = c === 45;
-    if ((c >= 48 && c <= 57) || isMinus) {
-      let j = isMinus ? i + 1 : i;
-      while (j < text.length && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
-      const digits = j - (isMinus ? i + 1 : i);
-      const next = text.charCodeAt(j);
-      const isInteger = next !== 46 /* . */ && next !== 101 /* e */ && next !== 69; /* E */
-      if (isInteger && digits > SAFE_DIGITS && !Number.isSafeInteger(Number(text.slice(i, j)))) {
+    if ((c >= 48 && c <= 57) || c === 45 /* - */) {
+      // Consume the whole number token (sign, digits, fraction, exponent) so a fraction's digits are never mistaken
+      // for an integer of their own.
+      let j = c === 45 ? i + 1 : i;
+      const digitsStart = j;
+      while (j < text.length && isDigit(text.charCodeAt(j))) j++;
+      const digits = j - digitsStart;
+      let integer = true;
+      if (text.charCodeAt(j) === 46 /* . */) {
+        integer = false;
+        j++;
+        while (j < text.length && isDigit(text.charCodeAt(j))) j++;
+      }
+      if (text.charCodeAt(j) === 101 /* e */ || text.charCodeAt(j) === 69 /* E */) {
+        integer = false;
+        j++;
+        if (text.charCodeAt(j) === 43 || text.charCodeAt(j) === 45) j++;
+        while (j < text.length && isDigit(text.charCodeAt(j))) j++;
+      }
+      if (integer && digits > SAFE_DIGITS && !Number.isSafeInteger(Number(text.slice(i, j)))) {
         out += `${text.slice(last, i)}"${text.slice(i, j)}"`;
         last = j;
       }

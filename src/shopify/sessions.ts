@@ -60,3 +60,12 @@ export function normaliseShopDomain(shopify: Shopify, input: string): string | u
   const candidate = input.includes('.') ? input.trim().toLowerCase() : `${input.trim().toLowerCase()}.myshopify.com`;
   return shopify.utils.sanitizeShop(candidate, false) ?? undefined;
 }
+
+/** The app has no access token for a store: nothing can be done there until it is installed (or a token registered). */
+export class ShopNotInstalledError extends Error {
+  readonly retryable = false;
+  constructor(readonly shop: string) {
+    super(`print-bridge has no access token for ${shop}: install the app on the store, or run \`print-bridge shops add ${shop} --token <token>\`.`);
+    this.name = 'ShopNotInstalledError';
+  }
+}

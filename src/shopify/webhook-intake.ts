@@ -71,8 +71,10 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
       receivedAt: (deps.clock?.() ?? new Date()).toISOString(),
       body: rawBody,
     });
-    // Marked only after the job is stored: marking first and then failing to enqueue would drop the retry.
-    await deps.markSeen(verification.webhookId);
+    // Marked only after the job is stored: marking first and then failing to enqueue would drop the retry. The answer
+    // does not wait for the mark: the job is what makes the webhook durable, and a mark that fails costs at most a
+    // repeated (idempotent) job for a later duplicate delivery.
+    void Promise.resolve(deps.markSeen(verification.webhookId)).catch(() => undefined);
   } catch (error) {
     return { status: 503, outcome: 'unavailable', message: `could not queue the webhook: ${(error as Error).message}` };
   }

@@ -24,18 +24,27 @@ export function createWebApp(deps: WebDeps): Express {
   app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), async (req: Request, res: Response) => {
     const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     const result = await acceptWebhook(deps.webhooks, rawBody, req.headers);
-    const log = deps.logger.child({ route: 'webhooks', webhookId: req.get('x-shopify-webhook-id'), topic: req.get('x-shopify-topic'), shop: req.get('x-shopify-shop-domain') });
     if (result.status === 200) {
-      log.debug({ outcome: result.outcome }, 'webhook accepted');
       res.status(200).json({ ok: true, outcome: result.outcome });
-    } else {
-      log[result.status === 503 ? 'error' : 'warn']({ outcome: result.outcome, reason: result.message }, 'webhook refused');
-      res.status(result.status).json({ ok: false, error: result.message });
+      return;
     }
+    deps.logger[result.status === 503 ? 'error' : 'warn'](
+      {
+        route: 'webhooks',
+        webhookId: req.get('x-shopify-webhook-id'),
+        topic: req.get('x-shopify-topic'),
+        shop: req.get('x-shopify-shop-domain'),
+        outcome: result.outcome,
+        reason: result.message,
+      },
+      'webhook refused',
+    );
+    res.status(result.status).json({ ok: false, error: result.message });
   });
 
+  // Liveness: answering at all is the signal. Memory is included for operators and the benchmarks.
   app.get('/healthz', (_req, res) => {
-    res.json({ ok: true });
+    res.json({ ok: true, pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rss: process.memoryUsage().rss });
   });
 
   app.get('/readyz', async (_req, res) => {

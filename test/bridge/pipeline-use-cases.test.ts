@@ -115,6 +115,7 @@ describe('submitShopifyOrder', () => {
     const link = await deps.store.get(SHOP, body.admin_graphql_api_id);
     expect(link).toMatchObject({ status: 'submitted', sourceOrderId: `acme-${body.order_number}`, submitAttempts: 1 });
     expect(link!.shipments).toEqual([{ index: 0, status: 'pending', lineItems: [{ lineItemId: body.line_items[0]!.admin_graphql_api_id, quantity: 2, sku: 'BOOK-A5' }] }]);
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:submitted']);
     expect((await deps.store.findByPrintOrderId(link!.printOrderId!))?.orderId).toBe(body.admin_graphql_api_id);
   });
@@ -128,6 +129,7 @@ describe('submitShopifyOrder', () => {
     expect((error as Error).message).toContain('line item 7 (Mystery): no product rule matches this line item');
     const held = await deps.store.get(SHOP, body.admin_graphql_api_id);
     expect(held).toMatchObject({ status: 'held', problems: [{ kind: 'mapping', subject: 'line item 7 (Mystery)' }] });
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:needs-mapping']);
     expect(deps.printService.creates).toBe(0);
 
@@ -136,6 +138,7 @@ describe('submitShopifyOrder', () => {
       return original(shop, b);
     })(deps.mapping.map.bind(deps.mapping));
     expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:submitted']);
     expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.problems).toEqual([]);
   });
@@ -179,18 +182,22 @@ describe('submitShopifyOrder', () => {
       status: 'error',
       problems: [{ kind: 'validation', subject: 'orderData.items[0].sku', message: 'SKU BOOK-A5 is not set up' }],
     });
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:error']);
     expect(deps.printService.creates).toBe(0);
   });
 
-  it('retries tagging after a Shopify failure without submitting again', async () => {
+  it('keeps Shopify failures away from the submission: the tag sync retries on its own', async () => {
     const deps = setup();
     const body = await paidOrder(deps);
     deps.shopify.failNext = 1;
-    await expect(submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).rejects.toMatchObject({ retryable: true });
-    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'already-submitted' });
-    expect(deps.printService.creates).toBe(1);
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
+    await deps.scheduler.runShopifyJobs(deps);
+    expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual([]);
+    expect(deps.scheduler.shopifyJobs).toHaveLength(1);
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:submitted']);
+    expect(deps.printService.creates).toBe(1);
   });
 });
 
@@ -210,6 +217,7 @@ describe('cancelPrintOrder and amendShipping', () => {
     expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'cancelled', atPrinter: true });
     expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'already-cancelled' });
     expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.status).toBe('cancelled');
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toContain('print-bridge:cancelled');
   });
 
@@ -218,7 +226,9 @@ describe('cancelPrintOrder and amendShipping', () => {
     const body = await submitted(deps);
     deps.printService.cancelError = new PrintServiceBadRequestError('cancel', 400, { name: 'OrderNotCancellable', code: 4005, message: 'the order has shipped' });
     expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'refused', reason: 'the order has shipped' });
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toContain('print-bridge:cancel-refused');
+    await deps.scheduler.runShopifyJobs(deps);
     expect(deps.shopify.notes.get(body.admin_graphql_api_id)?.[0]).toContain('refused the cancellation (the order has shipped)');
     expect((await deps.store.get(SHOP, body.admin_graphql_api_id))).toMatchObject({ status: 'submitted', problems: [{ kind: 'cancel-refused' }] });
   });

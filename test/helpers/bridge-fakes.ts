@@ -4,6 +4,7 @@ import type { Acknowledgement, OrderRecord, PrintOrder } from '../../src/print-s
 import { OrderStore } from '../../src/bridge/order-store.js';
 import type { BridgeDeps, MapOutcome, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
 import { silentLogger } from '../../src/logger.js';
+import { syncOrderToShopify } from '../../src/bridge/shopify-sync.js';
 import type { Redis } from 'ioredis';
 import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
 
@@ -42,6 +43,26 @@ export class FakeShopify implements ShopifyEffects {
 export class FakeScheduler implements Scheduler {
   calls: { kind: string; shop: string; orderId: string; delayMs?: number; generation?: string | number }[] = [];
   dropped = 0;
+  /** Shopify jobs waiting, as the Shopify queue would hold them; `runShopifyJobs` runs them. */
+  shopifyJobs: { kind: 'sync' | 'note'; shop: string; orderId: string; line?: string }[] = [];
+  async syncShopify(shop: string, orderId: string) {
+    this.shopifyJobs.push({ kind: 'sync', shop, orderId });
+  }
+  async noteShopify(shop: string, orderId: string, line: string) {
+    this.shopifyJobs.push({ kind: 'note', shop, orderId, line });
+  }
+  /** Runs the waiting Shopify jobs; a failing job stays waiting, as a retried queue job would. */
+  async runShopifyJobs(deps: Pick<BridgeDeps, 'store' | 'shopify'>) {
+    const jobs = this.shopifyJobs.splice(0);
+    for (const job of jobs) {
+      try {
+        if (job.kind === 'sync') await syncOrderToShopify(deps, job.shop, job.orderId);
+        else await deps.shopify.appendNote(job.shop, job.orderId, job.line!);
+      } catch {
+        this.shopifyJobs.push(job);
+      }
+    }
+  }
   async submit(shop: string, orderId: string, delayMs: number, generation = 0) {
     this.calls.push({ kind: 'submit', shop, orderId, delayMs, generation });
   }

@@ -74,7 +74,8 @@ const EXPECTED_END = {
     { lines: ['A×1', 'B×1'], companies: ['DHL Express'], hasUrl: true, notified: true },
     { lines: ['A×2'], companies: ['Royal Mail'], hasUrl: true, notified: true },
   ],
-  tags: ['print-bridge:print-ready', 'print-bridge:received', 'print-bridge:shipped', 'vip'],
+  // Tags follow the status (src/bridge/shopify-sync.ts): received and print-ready gave way to shipped.
+  tags: ['print-bridge:shipped', 'print-bridge:submitted', 'vip'],
   status: 'shipped',
   display: 'FULFILLED',
 };
@@ -164,7 +165,7 @@ describe('postbacks end to end: emulator triggers → route → queue → worker
       expect(shopifyOrder(second.orderId).fulfillments).toHaveLength(0);
 
       for (const body of [...bodies].reverse()) expect((await h.post(body)).status).toBe(202);
-      const order = await waitForShopify(second.orderId, (o) => fullyShipped(o) && o.tags.includes('print-bridge:received'));
+      const order = await waitForShopify(second.orderId, fullyShipped);
       await h.drained();
       expect(endState(shopifyOrder(second.orderId), second)).toEqual(EXPECTED_END);
       expect(order.fulfillments).toHaveLength(2);
@@ -264,7 +265,7 @@ describe('applying events, case by case (postbacks posted to the route)', () => 
     expect((await h.store.history(SHOP, t.orderId))[0]!.event).toBe('print service: duplicate submission refused (already there)');
 
     expect((await h.post(`{"Status":"Order Errored","SourceOrderId":"${t.sourceOrderId}","errors":["cover: could not fetch https://x/cover.pdf: HTTP 404"]}`)).status).toBe(202);
-    await waitForShopify(t.orderId, (o) => o.tags.includes('print-bridge:error'));
+    await waitForShopify(t.orderId, (o) => o.tags.includes('print-bridge:error') && statusOf(o) === 'error');
     const link = await h.store.get(SHOP, t.orderId);
     expect(link!.status).toBe('error');
     expect(link!.problems).toEqual([{ kind: 'print-error', message: 'cover: could not fetch https://x/cover.pdf: HTTP 404', at: expect.any(String) }]);

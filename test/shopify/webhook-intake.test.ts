@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
-import { createRedis } from '../../src/redis.js';
+import { createRedis, waitForRedis } from '../../src/redis.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
@@ -89,6 +89,8 @@ describe('POST /webhooks when Redis is down', () => {
   it('answers 503 (never a 2xx that loses the order) and recovers when Redis is back', async () => {
     const redisServer = await startPrivateRedis();
     const redis = createRedis(redisServer.url, 'request');
+    // A request connection refuses commands until it is ready (no offline queue), as the runtime waits for at start.
+    await waitForRedis(redis);
     const prefix = 'pbtest:intake-down:';
     const store = new OrderStore(redis, prefix);
     const queues = createQueues(redis, prefix);

@@ -1,0 +1,154 @@
+/**
+ * Shared pieces of the end-to-end benchmarks: child processes for the emulator, the Admin stand-in and the app, the
+ * app's environment, and order bodies. Each process runs on its own so that the figures include real HTTP and the
+ * two cores are shared the way they would be in a deployment on one machine.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+
+export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const BIN = join(ROOT, 'bin/print-bridge.js');
+export const SHOP = 'bench-shop.myshopify.com';
+export const SHOP_TOKEN = 'shpat_bench';
+export const SHOPIFY_SECRET = 'shpss_bench_secret';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function benchMapping(options: { validate?: boolean } = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-bench-mappings-'));
+  writeFileSync(
+    join(dir, 'default.yaml'),
+    `shops: ["*"]
+destination: demo-printer
+submit: { on: orders/paid, holdMinutes: 0, validate: ${options.validate ?? false} }
+shipments:
+  carrier: { alias: standard }
+  returnAddress: { name: "Acme Returns", address1: "1 Mill Lane", town: "Leeds", postcode: "LS1 1AA", isoCountry: GB }
+products:
+  - match: { sku: "BOOK-*" }
+    sku: "{{ line.sku }}"
+    components:
+      - { code: cover, path: "https://files.example.com/{{ line.sku }}/cover.pdf" }
+      - { code: text, path: "https://files.example.com/{{ line.sku }}/text.pdf" }
+`,
+  );
+  return dir;
+}
+
+/** Starts a child that runs `fn` (a module path exporting `start`) and reports `{port}` or `{origin}` back. */
+export async function forkService(kind: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  const child = fork(join(ROOT, 'scripts/bench-service.ts'), [kind, ...args], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const info = await new Promise<Record<string, unknown>>((resolvePromise, reject) => {
+    child.once('message', (m) => resolvePromise(m as Record<string, unknown>));
+    child.once('exit', (code) => reject(new Error(`the ${kind} process exited (${code}) before it was ready`)));
+  });
+  return { child, info };
+}
+
+export function appEnv(options: { prefix: string; emulatorUrl: string; standInOrigin: string; mappingsDir: string; port: number; concurrency?: number }): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    PORT: String(options.port),
+    APP_URL: `http://127.0.0.1:${options.port}`,
+    REDIS_URL,
+    REDIS_PREFIX: options.prefix,
+    SHOPIFY_API_KEY: 'bench-key',
+    SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+    SHOPIFY_ADMIN_API_ORIGIN: options.standInOrigin,
+    PRINT_API_BASE_URL: options.emulatorUrl,
+    PRINT_API_TOKEN: 'demo-token',
+    PRINT_API_SECRET: 'demo-secret',
+    PRINT_SOURCE_ACCOUNT: 'demo-brand',
+    POSTBACK_TOKEN: 'bench-postback-token',
+    MAPPINGS_DIR: options.mappingsDir,
+    WORKER_CONCURRENCY: String(options.concurrency ?? 32),
+    LOG_LEVEL: 'error',
+  };
+}
+
+/** Runs `print-bridge <role>` as a user would, and waits until /healthz answers when it has a web role. */
+export async function startApp(role: 'start' | 'web' | 'worker', env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), BIN, role], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (role === 'worker') {
+    await sleep(1500);
+    return child;
+  }
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`print-bridge ${role} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${env.PORT}/healthz`);
+      if (res.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`print-bridge ${role} did not start`);
+}
+
+export async function registerShop(env: Record<string, string>): Promise<void> {
+  await new Promise<void>((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, 'shops', 'add', SHOP, '--token', SHOP_TOKEN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`shops add exited with ${code}`))));
+  });
+}
+
+export function newPrefix(label: string): string {
+  return `pbbench:${label}:${randomBytes(4).toString('hex')}:`;
+}
+
+export async function cleanupPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+let counter = 0;
+/** An orders/paid body with `lines` book line items; ids above 2^53 as Shopify has them (gids exact). */
+export function benchOrder(lines = 2): string {
+  counter += 1;
+  const n = counter;
+  const orderId = `8800000000${String(n).padStart(8, '0')}`;
+  return JSON.stringify({
+    id: orderId,
+    admin_graphql_api_id: `gid://shopify/Order/${orderId}`,
+    name: `#B${n}`,
+    order_number: 100000 + n,
+    email: 'bench@example.com',
+    created_at: '2026-11-21T10:00:00Z',
+    updated_at: '2026-11-21T10:00:00Z',
+    financial_status: 'paid',
+    shipping_address: { name: 'Bench Mark', address1: '1 Bench Street', city: 'Leeds', zip: 'LS1 1AA', country_code: 'GB' },
+    shipping_lines: [{ code: 'Standard', title: 'Standard' }],
+    line_items: Array.from({ length: lines }, (_, i) => ({
+      id: `${orderId}${i}`,
+      admin_graphql_api_id: `gid://shopify/LineItem/${orderId}${i}`,
+      sku: `BOOK-${i}`,
+      title: `Book ${i}`,
+      vendor: 'Acme',
+      quantity: 1,
+      current_quantity: 1,
+      requires_shipping: true,
+      properties: [],
+    })),
+    // Shopify writes ids as bare numbers, many above 2^53.
+  }).replace(/"id":"(\d+)"/g, '"id":$1');
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { CliError } from '../cli/errors.js';
+import { loadConfig, REQUIRED_FOR } from '../config.js';
+import { createLogger } from '../logger.js';
+import { normaliseShopDomain, ShopSessions } from '../shopify/sessions.js';
+import { createShopifyApi } from '../shopify/shopify-api.js';
+import { startRuntime } from './runtime.js';
+
+/** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
+export function registerAppCommands(program: Command): void {
+  const roles = {
+    start: { web: true, worker: true, description: 'web and worker in one process (the default deployment)' },
+    web: { web: true, worker: false, description: 'the web role alone: webhooks, postbacks, OAuth, admin pages (scale out behind a load balancer)' },
+    worker: { web: false, worker: true, description: 'the worker role alone: submits orders and applies print events (scale out freely)' },
+  } as const;
+
+  for (const [name, role] of Object.entries(roles)) {
+    program
+      .command(name)
+      .description(role.description)
+      .action(async () => {
+        const config = loadConfig({ require: REQUIRED_FOR.app });
+        const logger = createLogger({ level: config.LOG_LEVEL, name: `print-bridge-${name}` });
+        const runtime = await startRuntime({ config, roles: role, logger }).catch((error: Error) => {
+          throw new CliError(error.message);
+        });
+        const stop = (signal: string) => {
+          logger.info({ signal }, 'stopping: no new requests or jobs; running jobs finish');
+          // A second signal means the operator wants out now.
+          process.once(signal, () => process.exit(1));
+          void runtime.close().then(
+            () => {
+              logger.info('stopped');
+              process.exit(0);
+            },
+            (error: Error) => {
+              logger.error({ err: { message: error.message } }, 'error while stopping');
+              process.exit(1);
+            },
+          );
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+  }
+
+  program
+    .command('shops')
+    .description('stores that use a custom app instead of OAuth')
+    .command('add')
+    .description("registers a store with a custom app's Admin API access token")
+    .argument('<domain>', 'the store, e.g. acme.myshopify.com (or just acme)')
+    .requiredOption('--token <token>', "the custom app's Admin API access token (shpat_...)")
+    .action(async (domain: string, opts: { token: string }) => {
+      const config = loadConfig({ require: ['SHOPIFY_API_SECRET'] });
+      const shopify = createShopifyApi({
+        apiKey: config.SHOPIFY_API_KEY ?? '',
+        apiSecret: config.SHOPIFY_API_SECRET ?? '',
+        appUrl: config.APP_URL ?? 'https://localhost',
+        scopes: config.SHOPIFY_SCOPES,
+        apiVersion: config.SHOPIFY_API_VERSION,
+      });
+      const shop = normaliseShopDomain(shopify, domain);
+      if (!shop) throw new CliError(`"${domain}" is not a store domain; expected something like acme.myshopify.com.`);
+      if (!opts.token.trim()) throw new CliError('--token must not be empty.');
+      const sessions = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX);
+      try {
+        await Promise.race([
+          sessions.ready(),
+          new Promise((_, reject) => setTimeout(() => reject(new Error(`Redis at ${config.REDIS_URL} is not reachable`)), 5_000).unref()),
+        ]);
+        await sessions.addCustomAppToken(shop, opts.token.trim(), config.SHOPIFY_SCOPES);
+      } catch (error) {
+        throw new CliError(`Could not register ${shop}: ${(error as Error).message}`);
+      } finally {
+        await sessions.close().catch(() => undefined);
+      }
+      process.stdout.write(`Registered ${shop}: print-bridge will use this token for its Admin API calls.\n`);
+    });
+}

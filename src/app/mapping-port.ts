@@ -1,0 +1,61 @@
+import type { MapOutcome, MappingPort, PlannedShipment } from '../bridge/ports.js';
+import { formatMappingProblem, type MappingProblem } from '../mapping/errors.js';
+import type { MappingRegistry } from '../mapping/registry.js';
+
+/** The pipeline's view of the mapping registry: submit settings per shop, and orders mapped with Shopify line gids. */
+export function registryMappingPort(registry: MappingRegistry): MappingPort {
+  return {
+    settingsFor(shop) {
+      const mapping = registry.forShop(shop);
+      if (!mapping) return undefined;
+      const submit = mapping.config.submit;
+      return { on: submit.on, holdMinutes: submit.holdMinutes, validate: submit.validate };
+    },
+    map(shop, body): MapOutcome {
+      const result = registry.mapOrder(body, shop);
+      if (!result.ok) return { ok: false, problems: result.problems.map(toProblem) };
+      const gids = lineGids(body);
+      const shipments = new Map<number, PlannedShipment>();
+      for (const line of result.lines) {
+        const shipment = shipments.get(line.shipmentIndex) ?? { index: line.shipmentIndex, lineItems: [] };
+        shipment.lineItems.push({
+          lineItemId: gids.get(line.lineItem.id) ?? `gid://shopify/LineItem/${line.lineItem.id}`,
+          quantity: line.quantity,
+          sku: line.lineItem.sku ?? undefined,
+          title: line.lineItem.title ?? undefined,
+        });
+        shipments.set(line.shipmentIndex, shipment);
+      }
+      return {
+        ok: true,
+        order: result.order,
+        shipments: [...shipments.values()].sort((a, b) => a.index - b.index),
+        leftOut: [...result.ignored, ...result.skipped].map((l) => ({ lineItemId: l.lineItem.id, reason: l.reason })),
+      };
+    },
+  };
+}
+
+function toProblem(problem: MappingProblem): { message: string; subject?: string } {
+  if (!problem.lineItem) return { message: problem.field ? `${problem.field}: ${problem.message}` : problem.message };
+  const line = problem.lineItem;
+  return {
+    subject: `line item ${line.id} (SKU ${line.sku ?? 'none'}, ${JSON.stringify(line.title ?? '')})${problem.field ? ` ${problem.field}` : ''}`,
+    message: problem.message,
+  };
+}
+
+/** Exact line item id → its gid, from the body (gids are exact even when numeric ids were rounded). */
+function lineGids(body: unknown): Map<string, string> {
+  const map = new Map<string, string>();
+  const lines = (body as { line_items?: { id?: unknown; admin_graphql_api_id?: unknown }[] } | null)?.line_items ?? [];
+  for (const line of lines) {
+    const gid = typeof line.admin_graphql_api_id === 'string' ? line.admin_graphql_api_id : undefined;
+    const fromGid = gid?.split('/').pop();
+    const id = fromGid ?? (line.id !== undefined ? String(line.id) : undefined);
+    if (id && gid) map.set(id, gid);
+  }
+  return map;
+}
+
+export { formatMappingProblem };

@@ -1,0 +1,175 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { OrderStore } from '../bridge/order-store.js';
+import type { BridgeDeps } from '../bridge/ports.js';
+import { type Config, printApiSettings } from '../config.js';
+import { MappingRegistry } from '../mapping/registry.js';
+import { formatFileProblem } from '../mapping/errors.js';
+import { PrintServiceClient } from '../print-service/client.js';
+import { createQueues, jobId, type Queues } from '../queue/queues.js';
+import { QueueScheduler } from '../queue/scheduler.js';
+import { startWorkers, type Workers } from '../queue/workers.js';
+import { createRedis, waitForRedis } from '../redis.js';
+import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
+import { mountAuthRoutes } from '../shopify/auth-routes.js';
+import { ShopSessions } from '../shopify/sessions.js';
+import { createShopifyApi } from '../shopify/shopify-api.js';
+import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
+import { createWebApp } from '../web/app.js';
+import { registryMappingPort } from './mapping-port.js';
+import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
+
+export interface RuntimeOptions {
+  config: Config;
+  roles: { web: boolean; worker: boolean };
+  logger: Logger;
+  /** Tests and the demo: how long a killed worker's job stays locked before another takes it. */
+  lockDurationMs?: number;
+  /** Listen on this port instead of PORT (0: any free port). */
+  port?: number;
+  host?: string;
+}
+
+export interface Runtime {
+  /** The web role's address, when it runs. */
+  url?: string;
+  server?: Server;
+  store: OrderStore;
+  queues: Queues;
+  registry: MappingRegistry;
+  sessions: ShopSessions;
+  deps: BridgeDeps;
+  workers?: Workers;
+  /** Stops taking requests and jobs, lets running jobs finish, closes Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: builds every dependency from the configuration once and hands the use cases what they need.
+ * `start` runs both roles in one process; `web` and `worker` run one each, against the same Redis.
+ */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config, logger } = options;
+  const prefix = config.REDIS_PREFIX;
+
+  // Request paths fail fast (503 and Shopify retries); workers wait out a Redis restart.
+  const requestRedis = createRedis(config.REDIS_URL, 'request');
+  const workerRedis: Redis | undefined = options.roles.worker ? createRedis(config.REDIS_URL, 'worker') : undefined;
+  await waitForRedis(requestRedis, 10_000).catch((error: Error) => {
+    requestRedis.disconnect();
+    workerRedis?.disconnect();
+    throw new Error(`Redis at ${config.REDIS_URL} is not reachable: ${error.message}`);
+  });
+
+  const adminOrigin = configureAdminApiOrigin(config);
+  if (adminOrigin) logger.warn({ adminOrigin }, 'Admin API calls go to SHOPIFY_ADMIN_API_ORIGIN (development and tests only)');
+  const shopify = createShopifyApi({
+    apiKey: config.SHOPIFY_API_KEY ?? '',
+    apiSecret: config.SHOPIFY_API_SECRET ?? '',
+    appUrl: config.APP_URL ?? 'https://localhost',
+    scopes: config.SHOPIFY_SCOPES,
+    apiVersion: config.SHOPIFY_API_VERSION,
+  });
+  const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix);
+  await sessions.ready();
+
+  const registry = new MappingRegistry({ dir: config.MAPPINGS_DIR, logger: logger.child({ component: 'mappings' }) });
+  const problems = registry.start();
+  for (const problem of problems) logger.error({ problem: formatFileProblem(problem) }, 'mapping file problem');
+  if (!registry.ready()) logger.error({ dir: config.MAPPINGS_DIR }, 'no usable mapping file: orders will be held until one loads');
+
+  const printService = new PrintServiceClient({
+    ...printApiSettings(config),
+    onRetry: ({ operation, attempt, delayMs, error }) =>
+      logger.warn({ operation, attempt, delayMs, err: { message: error.message } }, 'print service call retried'),
+  });
+  const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin);
+
+  const workerSide = workerRedis ?? requestRedis;
+  const store = new OrderStore(workerSide, prefix);
+  const queues = createQueues(workerSide, prefix);
+  const deps: BridgeDeps = {
+    store,
+    mapping: registryMappingPort(registry),
+    printService,
+    shopify: adminApiEffects(adminClients),
+    scheduler: new QueueScheduler(queues),
+    sessions,
+    logger,
+    clock: () => new Date(),
+  };
+
+  let server: Server | undefined;
+  let url: string | undefined;
+  let requestQueues: Queues | undefined;
+  if (options.roles.web) {
+    const requestStore = new OrderStore(requestRedis, prefix);
+    requestQueues = createQueues(requestRedis, prefix);
+    const intakeQueue = requestQueues.webhooks;
+    const app = createWebApp({
+      logger,
+      webhooks: {
+        verify: libraryWebhookVerifier(shopify),
+        isSeen: (id) => requestStore.isWebhookSeen(id),
+        markSeen: (id) => requestStore.markWebhookSeen(id),
+        enqueue: (job) => intakeQueue.add(job.topic, job, { jobId: jobId('wh', job.webhookId) }),
+      },
+      readiness: [
+        { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },
+        {
+          name: 'mappings',
+          check: async () => ({ ok: registry.ready(), detail: `${registry.mappings().length} file(s) in use, ${registry.problems().length} problem(s)` }),
+        },
+      ],
+      mount: (express) => mountAuthRoutes(express, { shopify, sessions, logger }),
+    });
+    server = app.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0');
+    await new Promise<void>((resolve, reject) => {
+      server!.once('listening', resolve);
+      server!.once('error', reject);
+    });
+    const address = server.address() as AddressInfo;
+    url = `http://${options.host ?? '127.0.0.1'}:${address.port}`;
+    logger.info({ url }, 'web: listening');
+  }
+
+  let workers: Workers | undefined;
+  if (options.roles.worker && workerRedis) {
+    workers = startWorkers(deps, {
+      connection: workerRedis,
+      prefix,
+      concurrency: config.WORKER_CONCURRENCY,
+      lockDurationMs: options.lockDurationMs ?? config.JOB_LOCK_MS,
+      logger,
+    });
+    logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    server,
+    store,
+    queues,
+    registry,
+    sessions,
+    deps,
+    workers,
+    close() {
+      closing ??= (async () => {
+        if (server) {
+          server.closeIdleConnections();
+          await new Promise<void>((resolve) => server!.close(() => resolve()));
+        }
+        await workers?.close();
+        registry.close();
+        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close(), sessions.close()]);
+        requestRedis.disconnect();
+        workerRedis?.disconnect();
+      })();
+      return closing;
+    },
+  };
+}

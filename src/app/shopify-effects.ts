@@ -1,0 +1,42 @@
+import type { Shopify } from '@shopify/shopify-api';
+import { Session } from '@shopify/shopify-api';
+import type { ShopifyEffects } from '../bridge/ports.js';
+import { ShopifyAdminApi, ShopifyPacer } from '../shopify/admin-api.js';
+import { createShopifyApiTransport } from '../shopify/admin/transport.js';
+import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
+
+/** Builds a store's Admin API client from its offline session; one pacer for the process sees each store's budget whole. */
+export class ShopifyAdminClients {
+  private readonly pacer = new ShopifyPacer();
+
+  constructor(
+    private readonly shopify: Shopify,
+    private readonly sessions: ShopSessions,
+    private readonly adminApiOrigin?: string,
+  ) {}
+
+  async forShop(shop: string): Promise<ShopifyAdminApi> {
+    const token = await this.sessions.accessToken(shop);
+    if (!token) {
+      throw new ShopNotInstalledError(shop);
+    }
+    const session = new Session({ id: this.shopify.session.getOfflineId(shop), shop, state: '', isOnline: false, accessToken: token });
+    return new ShopifyAdminApi(createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin }), {
+      pacer: this.pacer,
+    });
+  }
+}
+
+export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
+  return {
+    async addTags(shop, orderId, tags) {
+      await (await clients.forShop(shop)).addTags(orderId, tags);
+    },
+    async removeTags(shop, orderId, tags) {
+      await (await clients.forShop(shop)).removeTags(orderId, tags);
+    },
+    async appendNote(shop, orderId, line) {
+      await (await clients.forShop(shop)).appendOrderNote(orderId, line);
+    },
+  };
+}

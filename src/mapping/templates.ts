@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import { Liquid, type Template } from 'liquidjs';
+
+/**
+ * Liquid templates in mapping files. One engine for the whole process: strict variables (a template that refers to
+ * something the order does not have is a problem, never an empty string), strict filters (a misspelt filter is a
+ * load error), and bounded rendering so a merchant's loop cannot take the worker down.
+ *
+ * `lenientIf` is what gives merchants a way out for optional values: a variable followed by `| default: ...`, or
+ * tested in `{% if %}`, may be undefined.
+ */
+
+/** Upper bound of one template's output, in characters. */
+export const MAX_OUTPUT_CHARS = 100_000;
+
+export const liquid = new Liquid({
+  strictVariables: true,
+  strictFilters: true,
+  lenientIf: true,
+  // Dates keep the offset they were written with (Shopify sends the shop's local time), so `date` filters print what
+  // the merchant sees in the admin, on any server time zone.
+  preserveTimezones: true,
+  timezoneOffset: 0,
+  parseLimit: 100_000,
+  renderLimit: 1_000,
+  memoryLimit: 10_000_000,
+  cache: false,
+});
+
+registerShopifyFilters(liquid);
+
+function registerShopifyFilters(engine: Liquid): void {
+  const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+  const handleize = (v: unknown) =>
+    str(v)
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/ß/g, 'ss')
+      .toLowerCase()
+      .replace(/['"]/g, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
+  engine.registerFilter('handleize', handleize);
+  engine.registerFilter('handle', handleize);
+  engine.registerFilter('camelize', (v: unknown) =>
+    str(v)
+      .split(/[^A-Za-z0-9]+/)
+      .filter(Boolean)
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join(''),
+  );
+  engine.registerFilter('pluralize', (n: unknown, singular: unknown, plural: unknown) =>
+    Number(n) === 1 ? str(singular) : str(plural),
+  );
+  engine.registerFilter('md5', (v: unknown) => createHash('md5').update(str(v)).digest('hex'));
+  engine.registerFilter('sha1', (v: unknown) => createHash('sha1').update(str(v)).digest('hex'));
+  engine.registerFilter('url_param_escape', (v: unknown) => encodeURIComponent(str(v)).replace(/%20/g, '+'));
+}
+
+/**
+ * A string value of a mapping file after loading: a constant, a template the fast path renders without the Liquid
+ * engine, or a compiled Liquid template. Most templates in mapping files are a property inside a URL or a name with a
+ * filter or two (`default`, `remove`, `prepend`, ...): the fast path renders those several times faster than the
+ * engine, which matters at thousands of orders per second. Anything else, or any value the fast path is not sure of
+ * (an object, an array), goes to the engine; tests check that both give the same text.
+ */
+export type Tmpl =
+  | { kind: 'const'; source: string; value: string }
+  | { kind: 'segments'; source: string; parts: readonly Part[]; template: Template[]; globals: readonly string[] }
+  | { kind: 'liquid'; source: string; template: Template[]; globals: readonly string[] };
+
+interface Output {
+  path: readonly string[];
+  filters: readonly { name: FastFilter; args: readonly string[] }[];
+}
+type Part = string | Output;
+
+export type RenderResult = { ok: true; value: string } | { ok: false; message: string; undefinedVariable?: string };
+
+const TEMPLATE_MARK = /\{\{|\{%/;
+const SIMPLE_PATH = String.raw`[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[\s*"[^"\]]*"\s*\]|\[\s*'[^'\]]*'\s*\])*`;
+const LITERAL = String.raw`(?:"[^"]*"|'[^']*'|-?\d+(?:\.\d+)?)`;
+const FILTER = String.raw`\|\s*([a-z_]+)(?:\s*:\s*(${LITERAL}(?:\s*,\s*${LITERAL})*))?\s*`;
+const SIMPLE_OUTPUT = new RegExp(String.raw`\{\{\s*(${SIMPLE_PATH})\s*((?:${FILTER})*)\}\}`, 'g');
+/** Names with a meaning of their own in Liquid (`array.size`, `array.first`): left to the engine. */
+const LIQUID_SPECIAL = new Set(['size', 'first', 'last', 'empty', 'blank', 'nil', 'null', 'true', 'false']);
+
+type FastFilter = keyof typeof FAST_FILTERS;
+/** Liquid's semantics for text input; `default` is handled apart (it sees nil, false and undefined). */
+const FAST_FILTERS = {
+  default: { arity: 1, apply: (v: string) => v },
+  remove: { arity: 1, apply: (v: string, a: string[]) => v.split(a[0] as string).join('') },
+  replace: { arity: 2, apply: (v: string, a: string[]) => v.split(a[0] as string).join(a[1] as string) },
+  prepend: { arity: 1, apply: (v: string, a: string[]) => (a[0] as string) + v },
+  append: { arity: 1, apply: (v: string, a: string[]) => v + (a[0] as string) },
+  upcase: { arity: 0, apply: (v: string) => v.toUpperCase() },
+  downcase: { arity: 0, apply: (v: string) => v.toLowerCase() },
+  strip: { arity: 0, apply: (v: string) => v.trim() },
+} as const;
+
+/** Parses a string value; throws liquidjs's error (with the template's own line and column) on a syntax error. */
+export function compileTemplate(source: string): Tmpl {
+  if (!TEMPLATE_MARK.test(source)) return { kind: 'const', source, value: source };
+  // Parse with the engine in every case, so a syntax error or an unknown filter is a load error.
+  const template = liquid.parse(source);
+  // The names the template reads from its context (not those it assigns), checked against the context at load.
+  const globals = liquid.globalVariablesSync(template);
+  const parts = toParts(source);
+  if (parts) return { kind: 'segments', source, parts, template, globals };
+  return { kind: 'liquid', source, template, globals };
+}
+
+function toParts(source: string): Part[] | undefined {
+  const parts: Part[] = [];
+  let last = 0;
+  for (const m of source.matchAll(SIMPLE_OUTPUT)) {
+    const index = m.index;
+    if (index > last) parts.push(source.slice(last, index));
+    const path = splitPath(m[1] ?? '');
+    if (path.some((seg) => LIQUID_SPECIAL.has(seg))) return undefined;
+    const filters: Output['filters'][number][] = [];
+    for (const f of (m[2] ?? '').matchAll(new RegExp(FILTER, 'g'))) {
+      const name = f[1] as string;
+      const args = f[2] ? [...f[2].matchAll(new RegExp(LITERAL, 'g'))].map((a) => unquote(a[0])) : [];
+      if (!Object.hasOwn(FAST_FILTERS, name)) return undefined;
+      const filter = FAST_FILTERS[name as FastFilter];
+      if (args.length !== filter.arity) return undefined;
+      // `default` after another filter sees a string, never nil: simple, but left to the engine to stay exact.
+      if (name === 'default' && filters.length > 0) return undefined;
+      filters.push({ name: name as FastFilter, args });
+    }
+    parts.push({ path, filters });
+    last = index + m[0].length;
+  }
+  if (last < source.length) parts.push(source.slice(last));
+  // Anything the fast path does not understand (tags, other filters, whitespace control) goes to the engine.
+  if (parts.some((p) => typeof p === 'string' && TEMPLATE_MARK.test(p))) return undefined;
+  return parts;
+}
+
+function unquote(literal: string): string {
+  return literal.startsWith('"') || literal.startsWith("'") ? literal.slice(1, -1) : literal;
+}
+
+function splitPath(path: string): string[] {
+  const out: string[] = [];
+  for (const m of path.matchAll(/([A-Za-z_][\w-]*)|\[\s*"([^"\]]*)"\s*\]|\[\s*'([^'\]]*)'\s*\]/g)) {
+    out.push(m[1] ?? m[2] ?? m[3] ?? '');
+  }
+  return out;
+}
+
+export function renderTemplate(t: Tmpl, scope: Record<string, unknown>): RenderResult {
+  if (t.kind === 'const') return { ok: true, value: t.value };
+  if (t.kind === 'segments') {
+    const fast = renderParts(t.parts, scope);
+    if (fast !== NOT_SURE) return fast;
+  }
+  try {
+    const value: unknown = liquid.renderSync(t.template, scope);
+    const text = String(value);
+    if (text.length > MAX_OUTPUT_CHARS) {
+      return { ok: false, message: `the template rendered more than ${MAX_OUTPUT_CHARS} characters` };
+    }
+    return { ok: true, value: text };
+  } catch (error) {
+    return describeRenderError(error);
+  }
+}
+
+const NOT_SURE = Symbol('not sure');
+const MISSING = Symbol('missing');
+
+function renderParts(parts: readonly Part[], scope: Record<string, unknown>): RenderResult | typeof NOT_SURE {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      out += part;
+      continue;
+    }
+    let value: unknown = scope;
+    const path = part.path;
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i] as string;
+      if (value === null) break; // Liquid prints nil for a property of nil.
+      if (value === undefined || typeof value !== 'object' || !Object.hasOwn(value, key)) {
+        value = MISSING;
+        break;
+      }
+      value = (value as Record<string, unknown>)[key];
+    }
+    if (value === undefined) value = MISSING;
+    const filters = part.filters;
+    let i = 0;
+    if (filters[0]?.name === 'default') {
+      // Liquid's default: nil, false, undefined and empty text give the fallback (lenient about undefined).
+      if (value === MISSING || value === null || value === false || value === '') value = filters[0].args[0];
+      i = 1;
+    }
+    if (value === MISSING) return undefinedVariable(path.join('.'));
+    if (value !== null && typeof value === 'object') return NOT_SURE;
+    let text = value === null ? '' : String(value);
+    for (; i < filters.length; i++) {
+      const f = filters[i] as Output['filters'][number];
+      text = FAST_FILTERS[f.name].apply(text, f.args as string[]);
+    }
+    out += text;
+  }
+  return { ok: true, value: out };
+}
+
+function undefinedVariable(name: string): RenderResult {
+  return { ok: false, undefinedVariable: name, message: undefinedMessage(name) };
+}
+
+function undefinedMessage(name: string): string {
+  return `${name} is not defined for this order (write "{{ ${name} | default: '...' }}" if it is optional)`;
+}
+
+function describeRenderError(error: unknown): RenderResult {
+  const err = error as { name?: string; message?: string };
+  const message = err.message ?? String(error);
+  const undef = /^undefined variable: ([^,]+)/.exec(message);
+  if (err.name === 'UndefinedVariableError' && undef?.[1]) return undefinedVariable(undef[1]);
+  if (/memory alloc limit exceeded/.test(message)) {
+    return { ok: false, message: 'the template produced too much output (rendering is bounded)' };
+  }
+  if (/template render limit exceeded/.test(message)) {
+    return { ok: false, message: 'the template took too long to render (rendering is bounded)' };
+  }
+  return { ok: false, message: `the template failed: ${message}` };
+}

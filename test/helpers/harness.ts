@@ -1,0 +1,176 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { silentLogger } from '../../src/logger.js';
+import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
+import { deleteByPrefix, TEST_REDIS_URL } from './redis.js';
+import { signedWebhookHeaders } from './shopify-webhooks.js';
+
+export const SHOP = 'acme-print-test.myshopify.com';
+export const SHOP_TOKEN = 'shpat_test_token';
+export const SHOPIFY_SECRET = 'shpss_harness_secret';
+
+/** A mapping for integration tests: every SKU prints as itself with one artwork URL, grouped by vendor. */
+export function testMapping(extra: { holdMinutes?: number; validate?: boolean; unmapped?: 'hold' | 'skip' } = {}): string {
+  return `shops: ["*"]
+destination: demo-printer
+submit:
+  on: orders/paid
+  holdMinutes: ${extra.holdMinutes ?? 0}
+  validate: ${extra.validate ?? true}
+shipments:
+  carrier: { alias: standard }
+  returnAddress: { name: "Acme Returns", address1: "1 Mill Lane", town: "Leeds", postcode: "LS1 1AA", isoCountry: GB }
+products:
+  - match: { sku: "PRINT-*" }
+    sku: "{{ line.sku }}"
+    shipment: "{{ line.vendor | default: 'main' }}"
+    components:
+      - code: cover
+        path: "https://files.example.com/{{ line.sku }}.pdf"
+unmapped: ${extra.unmapped ?? 'hold'}
+tracking:
+  royalmail: { company: "Royal Mail", url: "https://track.example.com/{{ trackingNumber }}" }
+`;
+}
+
+export interface Harness {
+  emulator: RunningEmulator;
+  standIn: AdminStandIn;
+  runtime: Runtime;
+  config: Config;
+  prefix: string;
+  mappingsDir: string;
+  sendWebhook(topic: string, body: unknown, webhookId?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  options: { emulator?: EmulatorOptions; mapping?: string; roles?: { web: boolean; worker: boolean }; lockDurationMs?: number } = {},
+): Promise<Harness> {
+  const prefix = `pbtest:harness:${randomBytes(4).toString('hex')}:`;
+  const mappingsDir = mkdtempSync(join(tmpdir(), 'pb-mappings-'));
+  writeFileSync(join(mappingsDir, 'default.yaml'), options.mapping ?? testMapping());
+  const emulator = await startEmulator({ port: 0, manual: true, ...options.emulator });
+  const standIn = await startAdminStandIn({ port: 0 });
+  standIn.registerShop(SHOP, SHOP_TOKEN);
+  const config = loadConfig({
+    dotenvPath: false,
+    env: {
+      APP_URL: 'http://127.0.0.1',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: prefix,
+      SHOPIFY_API_KEY: 'test-key',
+      SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+      SHOPIFY_ADMIN_API_ORIGIN: standIn.origin,
+      PRINT_API_BASE_URL: emulator.baseUrl,
+      PRINT_API_ORDERS_URL: emulator.ordersUrl,
+      PRINT_API_TOKEN: 'demo-token',
+      PRINT_API_SECRET: 'demo-secret',
+      PRINT_SOURCE_ACCOUNT: 'demo-brand',
+      POSTBACK_TOKEN: 'postback-test-token',
+      MAPPINGS_DIR: mappingsDir,
+      LOG_LEVEL: 'silent',
+    },
+  });
+  const runtime = await startRuntime({
+    config,
+    roles: options.roles ?? { web: true, worker: true },
+    logger: silentLogger,
+    port: 0,
+    host: '127.0.0.1',
+    lockDurationMs: options.lockDurationMs,
+  });
+  await runtime.sessions.addCustomAppToken(SHOP, SHOP_TOKEN, config.SHOPIFY_SCOPES);
+  return {
+    emulator,
+    standIn,
+    runtime,
+    config,
+    prefix,
+    mappingsDir,
+    sendWebhook(topic, body, webhookId = randomUUID()) {
+      const raw = typeof body === 'string' ? body : JSON.stringify(body);
+      return fetch(`${runtime.url}/webhooks`, {
+        method: 'POST',
+        body: raw,
+        headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic, shop: SHOP, webhookId }),
+      });
+    },
+    async close() {
+      await runtime.close();
+      await emulator.close();
+      await standIn.close();
+      const redis = new Redis(TEST_REDIS_URL);
+      await deleteByPrefix(redis, prefix);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails with what it last saw. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<Exclude<T, false | undefined | null | 0 | ''>> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last as Exclude<T, false | undefined | null | 0 | ''>;
+    await sleep(options.intervalMs ?? 50);
+  }
+  throw new Error(`timed out waiting for ${options.what ?? 'a condition'} (last: ${JSON.stringify(last)})`);
+}
+
+let counter = 0;
+/** A Shopify orders/paid webhook body (REST JSON) written for these tests; ids above 2^53 where Shopify has them. */
+export function orderBody(lines: { sku: string | null; quantity?: number; vendor?: string; title?: string }[] = [{ sku: 'PRINT-A5' }], overrides: Record<string, unknown> = {}) {
+  counter += 1;
+  const n = 1000 + counter;
+  const orderId = `99000000000000${n}`;
+  return {
+    id: Number(orderId),
+    admin_graphql_api_id: `gid://shopify/Order/${orderId}`,
+    name: `#${n}`,
+    order_number: n,
+    email: 'zoe@example.com',
+    created_at: '2026-11-21T10:00:00-05:00',
+    updated_at: '2026-11-21T10:00:00-05:00',
+    cancelled_at: null,
+    financial_status: 'paid',
+    currency: 'EUR',
+    shipping_address: {
+      name: 'Zoë Ünal', first_name: 'Zoë', last_name: 'Ünal', address1: 'ul. Piotrkowska 1', address2: null,
+      city: 'Łódź', zip: '90-001', province: 'Łódzkie', country: 'Poland', country_code: 'PL', phone: '+48 42 000 00 00', company: null,
+    },
+    shipping_lines: [{ code: 'Standard', title: 'Standard' }],
+    line_items: lines.map((line, i) => ({
+      id: Number(`77000000000${n}${i}`),
+      admin_graphql_api_id: `gid://shopify/LineItem/77000000000${n}${i}`,
+      sku: line.sku,
+      title: line.title ?? `Print ${line.sku ?? 'unknown'}`,
+      vendor: line.vendor ?? 'Acme',
+      quantity: line.quantity ?? 1,
+      current_quantity: line.quantity ?? 1,
+      requires_shipping: true,
+      gift_card: false,
+      price: '10.00',
+      properties: [],
+      variant_id: null,
+      product_id: null,
+    })),
+    ...overrides,
+  };
+}
+
+/** The emulator's orders with this sourceOrderId (every account). */
+export function emulatorOrders(emulator: RunningEmulator, sourceOrderId: string) {
+  return emulator.store.all().filter((o) => o.sourceOrderId === sourceOrderId);
+}

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ShopSessions } from '../../src/shopify/sessions.js';
+import { createShopifyApi } from '../../src/shopify/shopify-api.js';
+import { testMapping } from '../helpers/harness.js';
+import { freePort } from '../helpers/private-redis.js';
+import { deleteByPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
+import { BIN, runBin } from '../helpers/run-cli.js';
+
+const { redis, prefix, cleanup } = testRedis('app-commands');
+afterAll(async () => {
+  await deleteByPrefix(redis, prefix);
+  await cleanup();
+});
+
+const mappingsDir = mkdtempSync(join(tmpdir(), 'pb-cmd-mappings-'));
+writeFileSync(join(mappingsDir, 'default.yaml'), testMapping());
+
+function appEnv(port: number): Record<string, string> {
+  return {
+    PORT: String(port),
+    APP_URL: `https://print-bridge.example.com`,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: prefix,
+    SHOPIFY_API_KEY: 'cmd-key',
+    SHOPIFY_API_SECRET: 'cmd-secret',
+    PRINT_API_BASE_URL: 'http://127.0.0.1:9',
+    PRINT_API_TOKEN: 't',
+    PRINT_API_SECRET: 's',
+    PRINT_SOURCE_ACCOUNT: 'demo-brand',
+    POSTBACK_TOKEN: 'pb-token',
+    MAPPINGS_DIR: mappingsDir,
+    LOG_LEVEL: 'silent',
+  };
+}
+
+describe('print-bridge shops add', () => {
+  it("stores a custom app's token as the store's offline session", async () => {
+    const result = await runBin(['shops', 'add', 'cmd-store', '--token', 'shpat_custom_123'], appEnv(3999));
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Registered cmd-store.myshopify.com');
+    const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
+    const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix);
+    await sessions.ready();
+    expect(await sessions.accessToken('cmd-store.myshopify.com')).toBe('shpat_custom_123');
+    expect(await sessions.deleteShopSessions('cmd-store.myshopify.com')).toBe(1);
+    expect(await sessions.accessToken('cmd-store.myshopify.com')).toBeUndefined();
+    await sessions.close();
+  });
+
+  it('refuses something that is not a store domain', async () => {
+    const result = await runBin(['shops', 'add', 'https://evil.example.com/x', '--token', 't'], appEnv(3999));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('is not a store domain');
+  });
+});
+
+describe('print-bridge start', () => {
+  it('lists every missing variable at once', async () => {
+    const result = await runBin(['start'], { REDIS_URL: TEST_REDIS_URL });
+    expect(result.code).toBe(1);
+    for (const key of ['APP_URL', 'SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'PRINT_API_BASE_URL', 'POSTBACK_TOKEN']) {
+      expect(result.stderr).toContain(`${key}: required but not set`);
+    }
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('serves health, readiness and OAuth, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'start'], { env: { PATH: process.env.PATH ?? '', ...appEnv(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      let health: Response | undefined;
+      for (let i = 0; i < 100 && !health; i++) {
+        health = await fetch(`${base}/healthz`).catch(() => undefined);
+        if (!health) await sleep(100);
+      }
+      expect(health?.status, stderr).toBe(200);
+
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks).toEqual([
+        expect.objectContaining({ name: 'redis', ok: true }),
+        expect.objectContaining({ name: 'mappings', ok: true }),
+      ]);
+
+      // The library answers bots with 410; a merchant's browser is what installs the app.
+      const browser = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36' };
+      const auth = await fetch(`${base}/auth?shop=cmd-store.myshopify.com`, { redirect: 'manual', headers: browser });
+      expect(auth.status).toBe(302);
+      const location = new URL(auth.headers.get('location') ?? '');
+      expect(location.origin).toBe('https://cmd-store.myshopify.com');
+      expect(location.pathname).toBe('/admin/oauth/authorize');
+      expect(location.searchParams.get('client_id')).toBe('cmd-key');
+      expect(location.searchParams.get('redirect_uri')).toBe('https://print-bridge.example.com/auth/callback');
+      expect((await fetch(`${base}/auth`)).status).toBe(400);
+      expect(auth.headers.get('set-cookie')).toContain('shopify_app_state');
+      expect((await fetch(`${base}/auth/callback?shop=cmd-store.myshopify.com&code=x&state=forged`, { headers: browser })).status).toBe(400);
+      expect((await fetch(`${base}/nowhere`)).status).toBe(404);
+
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+});

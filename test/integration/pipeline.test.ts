@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitJobId } from '../../src/queue/queues.js';
+import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+
+/**
+ * The path from a Shopify webhook to an acknowledged print order, through the real app: Express intake, BullMQ on
+ * Redis, the mapping engine, the signed client, the emulator, and the Admin API stand-in.
+ */
+describe('order pipeline', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  const sourceId = (body: { order_number: number }) => `${SHOP.replace('.myshopify.com', '')}-${body.order_number}`;
+
+  it('turns a signed orders/paid webhook into exactly one order at the printer, with the mapped content', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5', quantity: 2 }, { sku: 'PRINT-POSTER', vendor: 'Posters' }]);
+    h.standIn.seedOrder(SHOP, body);
+    const response = await h.sendWebhook('orders/paid', body);
+    expect(response.status).toBe(200);
+
+    const [printed] = await waitFor(() => emulatorOrders(h.emulator, sourceId(body)).length === 1 && emulatorOrders(h.emulator, sourceId(body)), { what: 'the print order' });
+    const data = printed!.record.orderData as {
+      items: { sku: string; quantity: number; sourceItemId: string; shipmentIndex: number; components: { path: string }[] }[];
+      shipments: { shipTo: { name: string; town: string; isoCountry: string } }[];
+    };
+    expect(printed!.record.destination).toMatchObject({ name: 'demo-printer' });
+    expect(data.items.map((i) => [i.sku, i.quantity, i.shipmentIndex, i.components[0]!.path])).toEqual([
+      ['PRINT-A5', 2, 0, 'https://files.example.com/PRINT-A5.pdf'],
+      ['PRINT-POSTER', 1, 1, 'https://files.example.com/PRINT-POSTER.pdf'],
+    ]);
+    expect(data.items[0]!.sourceItemId).toBe(body.line_items[0]!.admin_graphql_api_id.split('/').pop());
+    expect(data.shipments.map((s) => s.shipTo)).toEqual([
+      expect.objectContaining({ name: 'Zoë Ünal', town: 'Łódź', isoCountry: 'PL' }),
+      expect.objectContaining({ name: 'Zoë Ünal', town: 'Łódź', isoCountry: 'PL' }),
+    ]);
+
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'submitted' && l;
+    });
+    expect(link).toMatchObject({ sourceOrderId: sourceId(body), printOrderId: printed!.record._id });
+    expect(link.shipments.map((s) => s.lineItems.map((l) => [l.lineItemId, l.quantity]))).toEqual([
+      [[body.line_items[0]!.admin_graphql_api_id, 2]],
+      [[body.line_items[1]!.admin_graphql_api_id, 1]],
+    ]);
+    await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'), { what: 'the submitted tag' });
+  });
+
+  it('gives one order for the same webhook three times and for two webhook ids of one order', async () => {
+    const body = orderBody([{ sku: 'PRINT-CARD' }]);
+    h.standIn.seedOrder(SHOP, body);
+    const id = randomUUID();
+    const answers = await Promise.all([h.sendWebhook('orders/paid', body, id), h.sendWebhook('orders/paid', body, id), h.sendWebhook('orders/paid', body, id)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect((await h.sendWebhook('orders/paid', body)).status).toBe(200);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted');
+    // Give any stray second submission time to show up before counting.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(emulatorOrders(h.emulator, sourceId(body))).toHaveLength(1);
+  });
+
+  it('holds an order whose line items no rule maps, with a readable reason, and tags it in Shopify', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }, { sku: 'MUG-11OZ', title: 'Mug' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'held' && l;
+    }, { what: 'a held order' });
+    expect(link.problems).toHaveLength(1);
+    expect(link.problems[0]!.subject).toContain('SKU MUG-11OZ, "Mug"');
+    expect(link.problems[0]!.message).toContain('no rule of products, stockItems or ignore matches it');
+    await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:needs-mapping'), { what: 'the needs-mapping tag' });
+    expect(emulatorOrders(h.emulator, sourceId(body))).toHaveLength(0);
+  });
+
+  it('cancels at the printer when Shopify cancels after submission', async () => {
+    const body = orderBody([{ sku: 'PRINT-A4' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted');
+    await h.sendWebhook('orders/cancelled', { ...body, cancelled_at: '2026-11-21T11:00:00-05:00', updated_at: '2026-11-21T11:00:00-05:00' });
+    await waitFor(() => emulatorOrders(h.emulator, sourceId(body))[0]?.record.status === 'cancelled', { what: 'the print order cancelled' });
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'cancelled');
+    await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:cancelled'));
+  });
+
+  it('sends an address changed after submission to the print shipment', async () => {
+    const body = orderBody([{ sku: 'PRINT-A3' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted');
+    const moved = {
+      ...body,
+      updated_at: '2026-11-21T12:00:00-05:00',
+      shipping_address: { ...body.shipping_address, address1: 'ul. Floriańska 3', city: 'Kraków', zip: '31-019' },
+    };
+    // An older version arriving late must not undo it.
+    await h.sendWebhook('orders/updated', moved);
+    await h.sendWebhook('orders/updated', { ...body, updated_at: '2026-11-21T11:00:00-05:00' });
+    await waitFor(() => {
+      const shipments = emulatorOrders(h.emulator, sourceId(body))[0]?.record.orderData.shipments as { shipTo: { town: string; address1: string } }[] | undefined;
+      return shipments?.[0]?.shipTo.town === 'Kraków' && shipments[0].shipTo.address1 === 'ul. Floriańska 3';
+    }, { what: 'the new address at the printer' });
+    const history = await h.runtime.store.history(SHOP, body.admin_graphql_api_id);
+    expect(history.some((e) => e.event === 'address change sent')).toBe(true);
+  });
+});
+
+describe('order pipeline with a hold window', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ mapping: testMapping({ holdMinutes: 30 }) });
+  });
+  afterAll(() => h.close());
+
+  it('sends nothing for an order cancelled inside the window', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    const jobId = submitJobId(SHOP, body.admin_graphql_api_id);
+    const job = await waitFor(() => h.runtime.queues.orders.getJob(jobId), { what: 'the delayed submit job' });
+    expect(await job.isDelayed()).toBe(true);
+    expect(job.opts.delay).toBeGreaterThan(29 * 60_000);
+
+    await h.sendWebhook('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:10:00-05:00', updated_at: '2026-11-21T10:10:00-05:00' });
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'cancelled');
+    // The window ends (promoted now instead of in 30 minutes): the job runs and finds nothing to send.
+    await job.promote();
+    await waitFor(async () => (await h.runtime.queues.orders.getJob(jobId))?.finishedOn, { what: 'the submit job to run' });
+    expect(emulatorOrders(h.emulator, `${SHOP.replace('.myshopify.com', '')}-${body.order_number}`)).toHaveLength(0);
+  });
+
+  it('sends the version edited inside the window', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5', quantity: 1 }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    const edited = { ...body, updated_at: '2026-11-21T10:20:00-05:00', line_items: body.line_items.map((l) => ({ ...l, quantity: 3, current_quantity: 3 })) };
+    await h.sendWebhook('orders/updated', edited);
+    const job = await waitFor(() => h.runtime.queues.orders.getJob(submitJobId(SHOP, body.admin_graphql_api_id)));
+    await waitFor(async () => JSON.parse((await h.runtime.store.getOrderBody(SHOP, body.admin_graphql_api_id))?.body ?? '{}').updated_at === edited.updated_at);
+    await job.promote();
+    const sourceOrderId = `${SHOP.replace('.myshopify.com', '')}-${body.order_number}`;
+    const [printed] = await waitFor(() => emulatorOrders(h.emulator, sourceOrderId).length === 1 && emulatorOrders(h.emulator, sourceOrderId));
+    expect((printed!.record.orderData.items as { quantity: number }[])[0]!.quantity).toBe(3);
+  });
+});
