@@ -126,7 +126,7 @@ async function moveStatus(
   link: OrderLink,
   event: PrintEvent,
   status: OrderStatus,
-  change: (current: OrderLink) => OrderLink = (c) => c,
+  change: (current: OrderLink, moved: boolean) => OrderLink = (c) => c,
 ): Promise<{ link: OrderLink; moved: boolean; from: OrderStatus }> {
   let moved = false;
   let from: OrderStatus = link.status;
@@ -134,8 +134,11 @@ async function moveStatus(
   const { link: stored } = await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current) return undefined;
     from = current.status;
-    moved = canMove(current.status, status);
-    const next = change(current);
+    // `error` is the one side exit an order can leave (canMove), so there the order of events matters: an event the
+    // printer sent before the current status was reached cannot move the order in or out of error.
+    const older = event.timestamp !== undefined && Date.parse(event.timestamp) < Date.parse(current.statusAt);
+    moved = canMove(current.status, status) && !(older && (current.status === 'error' || status === 'error'));
+    const next = change(current, moved);
     return {
       link: moved ? { ...next, status, statusAt: at } : next,
       history: [
@@ -184,11 +187,10 @@ async function progress(
   event: PrintEvent,
   status: 'received' | 'print-ready',
 ): Promise<ApplyPrintEventOutcome> {
-  const result = await moveStatus(deps, link, event, status, (c) => ({
-    ...c,
+  const result = await moveStatus(deps, link, event, status, (c, moved) =>
     // Progress at the printer clears what its earlier failure reported.
-    problems: c.problems.filter((p) => p.kind !== 'print-error' && p.kind !== 'submission-error'),
-  }));
+    moved ? { ...c, problems: c.problems.filter((p) => p.kind !== 'print-error' && p.kind !== 'submission-error') } : c,
+  );
   await syncTags(deps, result.link);
   await writeStatusMetafield(deps, result.link);
   return { kind: 'status', status: result.link.status, moved: result.moved };

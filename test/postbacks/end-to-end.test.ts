@@ -271,6 +271,12 @@ describe('applying events, case by case (postbacks posted to the route)', () => 
     expect(link!.problems).toEqual([{ kind: 'print-error', message: 'cover: could not fetch https://x/cover.pdf: HTTP 404', at: expect.any(String) }]);
     expect(statusOf(shopifyOrder(t.orderId))).toBe('error');
 
+    // A Received the printer sent before the error, arriving late, does not clear it.
+    expect((await h.post(`{"event":"Order Received","sourceOrderId":"${t.sourceOrderId}","timestamp":"2020-01-01T00:00:00Z"}`)).status).toBe(202);
+    await h.drained();
+    expect((await h.store.get(SHOP, t.orderId))!.status).toBe('error');
+    expect((await h.store.history(SHOP, t.orderId))[0]!.event).toBe('print service: received (kept error)');
+
     // The printer reports progress after all: the error clears.
     expect((await h.post(`{"event":"Order Received","sourceOrderId":"${t.sourceOrderId}"}`)).status).toBe(202);
     await waitForShopify(t.orderId, (o) => statusOf(o) === 'received');
