@@ -1,6 +1,7 @@
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
 import { amendShipping } from '../bridge/amend-shipping.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleWebhook } from '../bridge/handle-webhook.js';
@@ -17,6 +18,7 @@ export interface WorkerOptions {
   /** How long a job's lock lasts; a worker killed mid-job gives its jobs back after about this long. */
   lockDurationMs?: number;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 export interface Workers {
@@ -93,6 +95,19 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       );
     });
     worker.on('error', (error) => options.logger.error({ queue: worker.name, err: { message: error.message } }, 'worker error'));
+    const metrics = options.metrics;
+    if (metrics) {
+      const observe = (job: Job | undefined, outcome: string) => {
+        if (!job) return;
+        metrics.jobs.inc({ queue: worker.name, name: job.name, outcome });
+        if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ queue: worker.name, name: job.name }, (job.finishedOn - job.processedOn) / 1000);
+      };
+      worker.on('completed', (job) => observe(job, 'completed'));
+      worker.on('failed', (job, error) => {
+        const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
+        observe(job, final ? 'failed' : 'retrying');
+      });
+    }
   }
 
   return {
