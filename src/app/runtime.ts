@@ -17,7 +17,7 @@ import { createRedis, waitForRedis } from '../redis.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { ShopSessions } from '../shopify/sessions.js';
-import { createShopifyApi } from '../shopify/shopify-api.js';
+import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
 import { registryMappingPort } from './mapping-port.js';
@@ -68,13 +68,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const adminOrigin = configureAdminApiOrigin(config);
   if (adminOrigin) logger.warn({ adminOrigin }, 'Admin API calls go to SHOPIFY_ADMIN_API_ORIGIN (development and tests only)');
-  const shopify = createShopifyApi({
-    apiKey: config.SHOPIFY_API_KEY ?? '',
-    apiSecret: config.SHOPIFY_API_SECRET ?? '',
-    appUrl: config.APP_URL ?? 'https://localhost',
-    scopes: config.SHOPIFY_SCOPES,
-    apiVersion: config.SHOPIFY_API_VERSION,
-  });
+  const shopify = shopifyApiFromConfig(config);
   const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix);
   await sessions.ready();
 
