@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { deleteByPrefix } from '../src/redis.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const BIN = join(ROOT, 'bin/print-bridge.js');
@@ -107,12 +108,7 @@ export function newPrefix(label: string): string {
 
 export async function cleanupPrefix(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteByPrefix(redis, prefix);
   redis.disconnect();
 }
 

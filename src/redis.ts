@@ -48,3 +48,15 @@ export async function waitForRedis(redis: Redis, timeoutMs = 5_000): Promise<voi
     redis.on('ready', onReady);
   });
 }
+
+/** Deletes every key under a prefix (a test run's, a demo's); never FLUSHALL a Redis others share. */
+export async function deleteByPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}

@@ -3,7 +3,7 @@ import { CliError } from '../cli/errors.js';
 import { loadConfig, REQUIRED_FOR } from '../config.js';
 import { createLogger } from '../logger.js';
 import { normaliseShopDomain, ShopSessions } from '../shopify/sessions.js';
-import { createShopifyApi } from '../shopify/shopify-api.js';
+import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { startRuntime } from './runtime.js';
 
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
@@ -53,13 +53,7 @@ export function registerAppCommands(program: Command): void {
     .requiredOption('--token <token>', "the custom app's Admin API access token (shpat_...)")
     .action(async (domain: string, opts: { token: string }) => {
       const config = loadConfig({ require: ['SHOPIFY_API_SECRET'] });
-      const shopify = createShopifyApi({
-        apiKey: config.SHOPIFY_API_KEY ?? '',
-        apiSecret: config.SHOPIFY_API_SECRET ?? '',
-        appUrl: config.APP_URL ?? 'https://localhost',
-        scopes: config.SHOPIFY_SCOPES,
-        apiVersion: config.SHOPIFY_API_VERSION,
-      });
+      const shopify = shopifyApiFromConfig(config);
       const shop = normaliseShopDomain(shopify, domain);
       if (!shop) throw new CliError(`"${domain}" is not a store domain; expected something like acme.myshopify.com.`);
       if (!opts.token.trim()) throw new CliError('--token must not be empty.');

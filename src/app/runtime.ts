@@ -6,6 +6,8 @@ import { OrderStore } from '../bridge/order-store.js';
 import type { BridgeDeps } from '../bridge/ports.js';
 import { type Config, printApiSettings } from '../config.js';
 import { MappingRegistry } from '../mapping/registry.js';
+import { Metrics } from '../metrics.js';
+import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
 import { createQueues, jobId, type Queues } from '../queue/queues.js';
@@ -15,7 +17,7 @@ import { createRedis, waitForRedis } from '../redis.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { ShopSessions } from '../shopify/sessions.js';
-import { createShopifyApi } from '../shopify/shopify-api.js';
+import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
 import { registryMappingPort } from './mapping-port.js';
@@ -41,6 +43,7 @@ export interface Runtime {
   registry: MappingRegistry;
   sessions: ShopSessions;
   deps: BridgeDeps;
+  metrics: Metrics;
   workers?: Workers;
   /** Stops taking requests and jobs, lets running jobs finish, closes Redis. */
   close(): Promise<void>;
@@ -65,13 +68,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const adminOrigin = configureAdminApiOrigin(config);
   if (adminOrigin) logger.warn({ adminOrigin }, 'Admin API calls go to SHOPIFY_ADMIN_API_ORIGIN (development and tests only)');
-  const shopify = createShopifyApi({
-    apiKey: config.SHOPIFY_API_KEY ?? '',
-    apiSecret: config.SHOPIFY_API_SECRET ?? '',
-    appUrl: config.APP_URL ?? 'https://localhost',
-    scopes: config.SHOPIFY_SCOPES,
-    apiVersion: config.SHOPIFY_API_VERSION,
-  });
+  const shopify = shopifyApiFromConfig(config);
   const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix);
   await sessions.ready();
 
@@ -80,12 +77,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   for (const problem of problems) logger.error({ problem: formatFileProblem(problem) }, 'mapping file problem');
   if (!registry.ready()) logger.error({ dir: config.MAPPINGS_DIR }, 'no usable mapping file: orders will be held until one loads');
 
+  const metrics = new Metrics();
   const printService = new PrintServiceClient({
     ...printApiSettings(config),
     onRetry: ({ operation, attempt, delayMs, error }) =>
       logger.warn({ operation, attempt, delayMs, err: { message: error.message } }, 'print service call retried'),
+    onCall: ({ operation, status, durationMs }) => {
+      metrics.printCalls.inc({ operation, status });
+      metrics.printLatency.observe({ operation }, durationMs / 1000);
+    },
   });
-  const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin);
+  const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
 
   const workerSide = workerRedis ?? requestRedis;
   const store = new OrderStore(workerSide, prefix);
@@ -101,6 +103,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock: () => new Date(),
   };
 
+  metrics.onScrape(async () => {
+    const counts = await store.countByStatus(ORDER_STATUSES);
+    for (const [status, count] of Object.entries(counts)) metrics.ordersByStatus.set({ status }, count);
+  });
+  metrics.onScrape(async () => {
+    for (const queue of [queues.webhooks, queues.orders, queues.shopify]) {
+      const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
+      for (const [state, count] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, count);
+      const [oldest] = await queue.getJobs(['waiting'], 0, 0, true);
+      metrics.oldestWaiting.set({ queue: queue.name }, oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+    }
+  });
+
   let server: Server | undefined;
   let url: string | undefined;
   let requestQueues: Queues | undefined;
@@ -110,6 +125,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const intakeQueue = requestQueues.webhooks;
     const app = createWebApp({
       logger,
+      metrics,
       webhooks: {
         verify: libraryWebhookVerifier(shopify),
         isSeen: (id) => requestStore.isWebhookSeen(id),
@@ -143,6 +159,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       concurrency: config.WORKER_CONCURRENCY,
       lockDurationMs: options.lockDurationMs ?? config.JOB_LOCK_MS,
       logger,
+      metrics,
     });
     logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');
   }
@@ -156,6 +173,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     registry,
     sessions,
     deps,
+    metrics,
     workers,
     close() {
       closing ??= (async () => {

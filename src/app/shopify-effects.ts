@@ -1,19 +1,23 @@
 import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
+import type { Metrics } from '../metrics.js';
 import { ShopifyAdminApi, ShopifyPacer } from '../shopify/admin-api.js';
 import { createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
 
 /** Builds a store's Admin API client from its offline session; one pacer for the process sees each store's budget whole. */
 export class ShopifyAdminClients {
-  private readonly pacer = new ShopifyPacer();
+  private readonly pacer: ShopifyPacer;
 
   constructor(
     private readonly shopify: Shopify,
     private readonly sessions: ShopSessions,
     private readonly adminApiOrigin?: string,
-  ) {}
+    private readonly metrics?: Metrics,
+  ) {
+    this.pacer = new ShopifyPacer({ onWait: metrics ? (wait) => metrics.shopifyThrottleWait.inc(wait.ms / 1000) : undefined });
+  }
 
   async forShop(shop: string): Promise<ShopifyAdminApi> {
     const token = await this.sessions.accessToken(shop);
@@ -21,8 +25,10 @@ export class ShopifyAdminClients {
       throw new ShopNotInstalledError(shop);
     }
     const session = new Session({ id: this.shopify.session.getOfflineId(shop), shop, state: '', isOnline: false, accessToken: token });
+    const metrics = this.metrics;
     return new ShopifyAdminApi(createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin }), {
       pacer: this.pacer,
+      onCall: metrics ? ({ operation, outcome }) => metrics.shopifyCalls.inc({ operation, outcome }) : undefined,
     });
   }
 }

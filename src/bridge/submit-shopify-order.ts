@@ -135,7 +135,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   await deps.store.indexPrintOrderId({ ...finalLink, printOrderId });
   if (finalLink.cancelRequested) await deps.scheduler.cancel(shop, orderId);
   await markSubmittedInShopify(deps, finalLink);
-  deps.logger.info({ shop, orderId, sourceOrderId, printOrderId, reconciled }, 'order submitted to the print service');
+  deps.logger.info({ sourceOrderId, printOrderId, reconciled }, 'order submitted to the print service');
   return { kind: 'submitted', sourceOrderId, printOrderId, reconciled };
 }
 

@@ -59,6 +59,8 @@ export interface PrintServiceClientOptions {
   connections?: number;
   /** Called before each retry of a read or PUT; for logs and metrics. */
   onRetry?: (info: { operation: PrintOperation; attempt: number; delayMs: number; error: PrintServiceError }) => void;
+  /** Called after every HTTP exchange (each attempt); `status` is the HTTP status, or `network` / `timeout`. */
+  onCall?: (info: { operation: PrintOperation; status: string; durationMs: number }) => void;
 }
 
 const OBJECT_ID = /^[0-9a-f]{24}$/i;
@@ -255,12 +257,16 @@ export class PrintServiceClient {
 
     let response: Dispatcher.ResponseData;
     let text: string;
+    const started = performance.now();
     try {
       response = await request(url, { method, headers, body: payload, dispatcher: this.agent });
       text = await response.body.text();
     } catch (error) {
-      throw this.transportError(operation, url, error);
+      const failure = this.transportError(operation, url, error);
+      this.options.onCall?.({ operation, status: failure instanceof PrintServiceTimeoutError ? 'timeout' : 'network', durationMs: performance.now() - started });
+      throw failure;
     }
+    this.options.onCall?.({ operation, status: String(response.statusCode), durationMs: performance.now() - started });
 
     const status = response.statusCode;
     const json = parseJson(text);

@@ -1,6 +1,7 @@
 import { type Job, Worker, type WorkerOptions as WorkerSettings } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
 import { amendShipping } from '../bridge/amend-shipping.js';
 import { applyPrintEvent, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
@@ -22,6 +23,7 @@ export interface WorkerOptions {
   printEvents?: PrintEventWorkerDeps;
   /** Tests: the wait before a retry (default: backoffDelay of retry.ts). */
   backoff?: (attemptsMade: number, error?: Error) => number;
+  metrics?: Metrics;
 }
 
 export interface PrintEventWorkerDeps {
@@ -118,6 +120,19 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       );
     });
     worker.on('error', (error) => options.logger.error({ queue: worker.name, err: { message: error.message } }, 'worker error'));
+    const metrics = options.metrics;
+    if (metrics) {
+      const observe = (job: Job | undefined, outcome: string) => {
+        if (!job) return;
+        metrics.jobs.inc({ queue: worker.name, name: job.name, outcome });
+        if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ queue: worker.name, name: job.name }, (job.finishedOn - job.processedOn) / 1000);
+      };
+      worker.on('completed', (job) => observe(job, 'completed'));
+      worker.on('failed', (job, error) => {
+        const final = !job || job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
+        observe(job, final ? 'failed' : 'retrying');
+      });
+    }
   }
 
   return {

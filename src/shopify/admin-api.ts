@@ -2,6 +2,8 @@ import { z } from 'zod';
 import {
   ShopifyProtocolError,
   ShopifyThrottledError,
+  ShopifyUnauthorizedError,
+  ShopifyUnavailableError,
   ShopifyUserError,
   type ShopifyUserErrorDetail,
 } from './admin/errors.js';
@@ -184,6 +186,8 @@ export interface RecentOrder {
 export interface ShopifyAdminApiOptions {
   /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
   pacer?: ShopifyPacer;
+  /** Called once per operation with how it ended (after the pacer's own retries); for metrics. */
+  onCall?: (info: { operation: string; outcome: 'ok' | 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' }) => void;
 }
 
 // -------------------------------------------------------------------------------------------------------- documents
@@ -296,7 +300,7 @@ export class ShopifyAdminApi {
 
   constructor(
     private readonly transport: AdminGraphqlTransport,
-    options: ShopifyAdminApiOptions = {},
+    private readonly options: ShopifyAdminApiOptions = {},
   ) {
     this.pacer = options.pacer ?? new ShopifyPacer();
   }
@@ -497,6 +501,18 @@ export class ShopifyAdminApi {
   // ------------------------------------------------------------------------------------------------------ internals
 
   private async call<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
+    if (!this.options.onCall) return this.send(operation, query, variables, schema, idempotent);
+    try {
+      const result = await this.send(operation, query, variables, schema, idempotent);
+      this.options.onCall({ operation, outcome: 'ok' });
+      return result;
+    } catch (error) {
+      this.options.onCall({ operation, outcome: outcomeOf(error) });
+      throw error;
+    }
+  }
+
+  private async send<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
     return this.pacer.run(this.shop, operation, { idempotent }, async () => {
       const answer = await this.transport.request(operation, query, variables);
       const cost = readCost(answer);
@@ -533,6 +549,14 @@ export class ShopifyAdminApi {
   private throwUserErrors(operation: string, subject: string, userErrors: ShopifyUserErrorDetail[]): void {
     if (userErrors.length > 0) throw new ShopifyUserError(operation, this.shop, subject, userErrors);
   }
+}
+
+function outcomeOf(error: unknown): 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' {
+  if (error instanceof ShopifyThrottledError) return 'throttled';
+  if (error instanceof ShopifyUserError) return 'user-error';
+  if (error instanceof ShopifyUnavailableError) return 'unavailable';
+  if (error instanceof ShopifyUnauthorizedError) return 'unauthorized';
+  return 'error';
 }
 
 function readCost(answer: GraphqlAnswer): CostReport | undefined {

@@ -1,5 +1,6 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics.js';
 import { acceptWebhook, type WebhookIntakeDeps } from '../shopify/webhook-intake.js';
 
 export interface ReadinessCheck {
@@ -9,6 +10,7 @@ export interface ReadinessCheck {
 
 export interface WebDeps {
   logger: Logger;
+  metrics?: Metrics;
   webhooks: WebhookIntakeDeps;
   readiness: ReadinessCheck[];
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
@@ -24,6 +26,7 @@ export function createWebApp(deps: WebDeps): Express {
   app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), async (req: Request, res: Response) => {
     const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     const result = await acceptWebhook(deps.webhooks, rawBody, req.headers);
+    deps.metrics?.webhooks.inc({ topic: 'topic' in result && result.topic ? result.topic : (req.get('x-shopify-topic') ?? 'unknown').slice(0, 40), outcome: result.outcome });
     if (result.status === 200) {
       res.status(200).json({ ok: true, outcome: result.outcome });
       return;
@@ -60,6 +63,14 @@ export function createWebApp(deps: WebDeps): Express {
     const ok = results.every((r) => r.ok);
     res.status(ok ? 200 : 503).json({ ok, checks: results });
   });
+
+  if (deps.metrics) {
+    const metrics = deps.metrics;
+    app.get('/metrics', async (_req, res) => {
+      const { contentType, body } = await metrics.render();
+      res.type(contentType).send(body);
+    });
+  }
 
   deps.mount?.(app);
 

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { startRuntime, type Runtime } from '../../src/app/runtime.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
 import { deleteByPrefix, TEST_REDIS_URL } from './redis.js';
 import { signedWebhookHeaders } from './shopify-webhooks.js';
@@ -52,7 +52,13 @@ export interface Harness {
 }
 
 export async function startHarness(
-  options: { emulator?: EmulatorOptions; mapping?: string; roles?: { web: boolean; worker: boolean }; lockDurationMs?: number } = {},
+  options: {
+    emulator?: EmulatorOptions;
+    mapping?: string;
+    roles?: { web: boolean; worker: boolean };
+    lockDurationMs?: number;
+    logger?: Logger;
+  } = {},
 ): Promise<Harness> {
   const prefix = `pbtest:harness:${randomBytes(4).toString('hex')}:`;
   const mappingsDir = mkdtempSync(join(tmpdir(), 'pb-mappings-'));
@@ -82,7 +88,7 @@ export async function startHarness(
   const runtime = await startRuntime({
     config,
     roles: options.roles ?? { web: true, worker: true },
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     port: 0,
     host: '127.0.0.1',
     lockDurationMs: options.lockDurationMs,

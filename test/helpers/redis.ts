@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { deleteByPrefix } from '../../src/redis.js';
 
 export const TEST_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -20,11 +21,4 @@ export function testRedis(label: string): { redis: Redis; prefix: string; cleanu
   };
 }
 
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-}
+export { deleteByPrefix };

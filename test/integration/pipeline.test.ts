@@ -111,6 +111,38 @@ describe('order pipeline', () => {
   });
 });
 
+describe('metrics', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h.close());
+
+  it('counts webhooks, jobs, print-service and Shopify calls, and reports orders and queues', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    await h.sendWebhook('orders/paid', 'not json');
+    await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'));
+    const res = await fetch(`${h.runtime.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? NaN);
+    expect(value(/print_bridge_webhooks_total\{topic="orders\/paid",outcome="queued"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_webhooks_total\{topic="orders\/paid",outcome="bad-body"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_print_service_calls_total\{operation="create",status="200"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_print_service_calls_total\{operation="validate",status="200"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_print_service_call_duration_seconds_count\{operation="create"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_jobs_total\{queue="orders",name="submit",outcome="completed"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_shopify_calls_total\{operation="addTags",outcome="ok"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+    expect(value(/print_bridge_orders\{status="submitted"\} (\d+)/)).toBe(1);
+    expect(value(/print_bridge_queue_jobs\{queue="orders",state="waiting"\} (\d+)/)).toBe(0);
+    expect(text).toMatch(/print_bridge_queue_oldest_waiting_seconds\{queue="webhooks"\} 0/);
+    expect(text).toContain('print_bridge_process_resident_memory_bytes');
+  });
+});
+
 describe('order pipeline with a hold window', () => {
   let h: Harness;
   beforeAll(async () => {

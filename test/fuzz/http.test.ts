@@ -1,0 +1,113 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import fc from 'fast-check';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrderStore } from '../../src/bridge/order-store.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { silentLogger } from '../../src/logger.js';
+import { signRequest } from '../../src/print-service/signing.js';
+import { createQueues, type Queues } from '../../src/queue/queues.js';
+import { createShopifyApi } from '../../src/shopify/shopify-api.js';
+import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
+import { createWebApp } from '../../src/web/app.js';
+import { testRedis } from '../helpers/redis.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+
+/**
+ * HTTP fuzzing: arbitrary methods, paths, headers and bodies against the app's webhook endpoint and the emulator.
+ * Every answer must be a 4xx (or 2xx for what is acceptable) with a JSON body; never a 5xx, never a crash.
+ */
+const SECRET = 'fuzz-secret';
+const header = fc.tuple(
+  fc.constantFrom('x-shopify-topic', 'x-shopify-hmac-sha256', 'x-shopify-webhook-id', 'x-shopify-shop-domain', 'content-type', 'x-service-date', 'x-service-authorization', 'x-custom'),
+  fc.string({ maxLength: 40 }).map((v) => v.replace(/[^\x20-\x7e]/g, '')),
+);
+const body = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+  fc.constant('{"id": 1, "admin_graphql_api_id": "gid://shopify/Order/1"'),
+  fc.constant(''),
+);
+
+async function expectJsonNot5xx(res: Awaited<ReturnType<typeof request>>, what: string): Promise<void> {
+  const text = await res.body.text();
+  expect(res.statusCode, `${what} → ${res.statusCode} ${text}`).toBeLessThan(500);
+  expect(() => JSON.parse(text), `${what} answered non-JSON: ${text.slice(0, 80)}`).not.toThrow();
+}
+
+describe('fuzz: POST /webhooks', () => {
+  const { redis, prefix, cleanup } = testRedis('fuzz-webhooks');
+  let server: Server;
+  let url: string;
+  let queues: Queues;
+  beforeAll(async () => {
+    const store = new OrderStore(redis, prefix);
+    queues = createQueues(redis, prefix);
+    const shopify = createShopifyApi({ apiKey: 'k', apiSecret: SECRET, appUrl: 'https://app.example.com', scopes: [], apiVersion: '2026-01' });
+    const app = createWebApp({
+      logger: silentLogger,
+      readiness: [],
+      webhooks: {
+        verify: libraryWebhookVerifier(shopify),
+        isSeen: (id) => store.isWebhookSeen(id),
+        markSeen: (id) => store.markWebhookSeen(id),
+        enqueue: (job) => queues.webhooks.add(job.topic, job, { jobId: `wh|${job.webhookId.replace(/:/g, '_')}` }),
+      },
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.close();
+    await queues.close();
+    await cleanup();
+  });
+
+  it('answers arbitrary requests with a 4xx or 2xx JSON body', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(header, { maxLength: 6 }), body, fc.boolean(), async (headers, raw, sign) => {
+        const h: Record<string, string> = Object.fromEntries(headers);
+        const signed = sign
+          ? { ...h, ...signedWebhookHeaders(SECRET, raw, { topic: h['x-shopify-topic'] || 'orders/paid', webhookId: h['x-shopify-webhook-id'] || undefined }) }
+          : h;
+        const res = await request(`${url}/webhooks`, { method: 'POST', headers: signed, body: raw });
+        await expectJsonNot5xx(res, `POST /webhooks ${JSON.stringify(signed).slice(0, 120)}`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('fuzz: the emulator', () => {
+  let emu: RunningEmulator;
+  beforeAll(async () => {
+    emu = await startEmulator({ port: 0, manual: true });
+  });
+  afterAll(() => emu.close());
+
+  const segment = fc.oneof(
+    fc.constantFrom('api', 'order', 'validate', 'bysourceid', 'shipment', 'shipping', 'cancel', 'demo-brand', '0', '-1', 'abc', '_emulator', 'orders', 'advance', 'a'.repeat(24), '0123456789abcdef01234567'),
+    fc.string({ maxLength: 12 }).map(encodeURIComponent),
+  );
+  const path = fc.array(segment, { minLength: 1, maxLength: 6 }).chain((parts) =>
+    fc.constantFrom('', '?page=0', '?pagesize=abc', '?page=2&pagesize=1000', '?x=%ZZ').map((q) => `/${parts.join('/')}${q}`),
+  );
+
+  it('answers arbitrary signed and unsigned requests with JSON, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), path, body, fc.array(header, { maxLength: 3 }), fc.boolean(), async (method, p, raw, headers, sign) => {
+        const url = `${emu.baseUrl}${p}`;
+        const signed = sign ? signRequest({ method, url, token: 'demo-token', secret: 'demo-secret' }) : {};
+        const res = await request(url, {
+          method: method as 'GET',
+          headers: { ...Object.fromEntries(headers), ...signed },
+          body: method === 'GET' ? undefined : raw,
+        });
+        await expectJsonNot5xx(res, `${method} ${p}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
