@@ -90,6 +90,14 @@ export const configSchema = z.object({
   /** Time allowed for the print service's answer (headers and body) once connected. */
   PRINT_API_TIMEOUT_MS: positiveInt(30_000),
   POSTBACK_TOKEN: commaList,
+  /** Whether Shopify e-mails the customer when a shipment becomes a fulfillment with tracking. */
+  SHOPIFY_NOTIFY_CUSTOMER: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('true')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  ),
   /** Jobs one worker process runs at once, per queue. */
   WORKER_CONCURRENCY: positiveInt(16),
   /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */

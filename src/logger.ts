@@ -18,6 +18,8 @@ const REDACT_PATHS = [
   'config.SHOPIFY_API_SECRET',
   'config.ADMIN_TOKEN',
   'config.POSTBACK_TOKEN',
+  'config.POSTBACK_BASIC_AUTH',
+  'headers.authorization',
   'shipTo',
   '*.shipTo',
   'shipping_address',

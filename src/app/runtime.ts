@@ -10,7 +10,7 @@ import { Metrics } from '../metrics.js';
 import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
-import { createQueues, jobId, type Queues } from '../queue/queues.js';
+import { createQueues, enqueuePrintEvent, jobId, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
 import { createRedis, waitForRedis } from '../redis.js';
@@ -20,6 +20,9 @@ import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
+import { createPostbackRouter } from '../web/postbacks.js';
+import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
+import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
 import { registryMappingPort } from './mapping-port.js';
 import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
 
@@ -122,6 +125,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (options.roles.web) {
     const requestStore = new OrderStore(requestRedis, prefix);
     requestQueues = createQueues(requestRedis, prefix);
+    const webQueues = requestQueues;
     const intakeQueue = requestQueues.webhooks;
     const app = createWebApp({
       logger,
@@ -139,7 +143,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           check: async () => ({ ok: registry.ready(), detail: `${registry.mappings().length} file(s) in use, ${registry.problems().length} problem(s)` }),
         },
       ],
-      mount: (express) => mountAuthRoutes(express, { shopify, sessions, logger }),
+      mount: (express) => {
+        mountAuthRoutes(express, { shopify, sessions, logger });
+        express.use(
+          createPostbackRouter({
+            tokens: config.POSTBACK_TOKEN ?? [],
+            basicAuth: config.POSTBACK_BASIC_AUTH,
+            enqueue: (job) => enqueuePrintEvent(webQueues.events, job),
+            keepUnreadable: (entry) => requestStore.keepUnreadablePostback(entry),
+            logger,
+            onReceived: (event, outcome) => metrics.postbacks.inc({ event, outcome }),
+          }),
+        );
+      },
     });
     server = app.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0');
     await new Promise<void>((resolve, reject) => {
@@ -160,6 +176,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       lockDurationMs: options.lockDurationMs ?? config.JOB_LOCK_MS,
       logger,
       metrics,
+      printEvents: {
+        shopify: adminApiFulfillmentPort((shop) => adminClients.forShop(shop)),
+        tracking: registryTrackingLookup(registry),
+        notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
+      },
     });
     logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');
   }

@@ -19,6 +19,8 @@ export interface PostbackRouteDeps {
   clock?: () => Date;
   /** Largest body accepted (default 1 MiB). */
   limit?: string;
+  /** Called once per postback with the event kind (or `unknown`) and what became of it; for metrics. */
+  onReceived?: (event: string, outcome: 'queued' | 'unauthorized' | 'not-understood' | 'unavailable') => void;
 }
 
 /**
@@ -40,11 +42,13 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
     let known = false;
     for (const t of tokens) known = timingSafeEqual(t, given) || known;
     if (!known) {
+      deps.onReceived?.('unknown', 'unauthorized');
       log.warn({ ip: req.ip }, 'postback with an unknown token refused');
       res.status(401).json({ ok: false, error: 'unknown postback token' });
       return;
     }
     if (basic && !basicAuthMatches(req.get('authorization'), basic)) {
+      deps.onReceived?.('unknown', 'unauthorized');
       log.warn({ ip: req.ip }, 'postback without the right basic auth refused');
       res.set('www-authenticate', 'Basic realm="print-bridge postbacks"').status(401).json({ ok: false, error: 'basic auth required' });
       return;
@@ -57,10 +61,12 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
       try {
         await deps.keepUnreadable({ receivedAt, headers: safeHeaders(req.headers), body, error: parsed.error });
       } catch (error) {
+        deps.onReceived?.('unknown', 'unavailable');
         log.error({ err: { message: (error as Error).message } }, 'could not keep an unreadable postback');
         res.status(503).json({ ok: false, error: 'cannot store the postback now; try again' });
         return;
       }
+      deps.onReceived?.('unknown', 'not-understood');
       log.warn({ reason: parsed.error }, 'postback not understood; kept for an operator');
       res.status(400).json({ ok: false, error: `postback not understood: ${parsed.error}` });
       return;
@@ -70,10 +76,12 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
     try {
       await deps.enqueue({ event: parsed.event, receivedAt, hash, repairs: parsed.repairs });
     } catch (error) {
+      deps.onReceived?.(parsed.event.kind, 'unavailable');
       log.error({ err: { message: (error as Error).message } }, 'could not queue a postback');
       res.status(503).json({ ok: false, error: 'cannot queue the postback now; try again' });
       return;
     }
+    deps.onReceived?.(parsed.event.kind, 'queued');
     log.debug({ event: parsed.event.kind, sourceOrderId: parsed.event.sourceOrderId, repairs: parsed.repairs }, 'postback queued');
     res.status(202).json({ ok: true, event: parsed.event.kind, id: hash, ...(parsed.repairs.length ? { repaired: parsed.repairs } : {}) });
   });
