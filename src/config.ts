@@ -100,6 +100,12 @@ export const configSchema = z.object({
   ),
   /** Jobs one worker process runs at once, per queue. */
   WORKER_CONCURRENCY: positiveInt(16),
+  /** Most print-service jobs (submit, cancel, amend) started per second across all workers; unset: no limit. */
+  PRINT_API_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int('must be a whole number').positive('must be above 0').optional()),
+  /** Submitted orders silent at the printer for this long are checked with get-by-source-id (0: never). */
+  RECONCILE_SILENT_MINUTES: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be 0 or more').default(60)),
+  /** How often the reconciliation runs. */
+  RECONCILE_EVERY_MINUTES: positiveInt(10),
   /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */
   JOB_LOCK_MS: positiveInt(30_000),
   MAPPINGS_DIR: z.preprocess(emptyToUndefined, z.string().default('./mappings')),

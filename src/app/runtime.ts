@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { OrderStore } from '../bridge/order-store.js';
+import { reconcileSilentOrders } from '../bridge/reconcile.js';
 import type { BridgeDeps } from '../bridge/ports.js';
 import { type Config, printApiSettings } from '../config.js';
 import { MappingRegistry } from '../mapping/registry.js';
@@ -25,6 +26,8 @@ import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
 import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
 import { registryMappingPort } from './mapping-port.js';
 import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
+
+export const RECONCILE_JOB = 'reconcile-silent-orders';
 
 export interface RuntimeOptions {
   config: Config;
@@ -181,7 +184,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         tracking: registryTrackingLookup(registry),
         notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
       },
+      printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
+      maintenance: async (name) => {
+        if (name !== RECONCILE_JOB) return { kind: 'unknown-job', name };
+        return reconcileSilentOrders(
+          { store, printService, enqueueEvent: (job) => enqueuePrintEvent(queues.events, job), clock: deps.clock, logger },
+          { silentForMs: config.RECONCILE_SILENT_MINUTES * 60_000 },
+        );
+      },
     });
+    if (config.RECONCILE_SILENT_MINUTES > 0) {
+      // One schedule in Redis however many workers start: upserting the same scheduler id is idempotent.
+      await queues.maintenance.upsertJobScheduler(RECONCILE_JOB, { every: config.RECONCILE_EVERY_MINUTES * 60_000 }, { name: RECONCILE_JOB });
+    }
     logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');
   }
 

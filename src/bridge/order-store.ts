@@ -60,6 +60,8 @@ export interface OrderLink {
   /** End of the hold window. */
   submitAfter?: string;
   cancelRequested?: { at: string; by: 'shopify' | 'print-service' | 'operator' };
+  /** Last time the reconciliation asked the print service about this order. */
+  reconciledAt?: string;
   /** Fingerprint of the shipping address the printer has, to notice a change after submission. */
   sentShipToHash?: string;
   problems: Problem[];
@@ -247,6 +249,14 @@ export class OrderStore {
     if (members.length === 0) return { total, links: [] };
     const raws = await this.redis.mget(members.map((m) => this.key('link', ...splitMember(m))));
     return { total, links: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink) };
+  }
+
+  /** Orders in a status since before `beforeMs` (oldest first): candidates for a check with the print service. */
+  async listQuietSince(status: OrderStatus, beforeMs: number, limit: number): Promise<OrderLink[]> {
+    const members = await this.redis.zrangebyscore(this.key('index', 'status', status), '-inf', String(beforeMs), 'LIMIT', 0, limit);
+    if (members.length === 0) return [];
+    const raws = await this.redis.mget(members.map((m) => this.key('link', ...splitMember(m))));
+    return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink);
   }
 
   async countByStatus(statuses: readonly OrderStatus[]): Promise<Record<string, number>> {

@@ -9,7 +9,7 @@ import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
  * through Redis and may have been written by an older version of the app.
  */
 
-export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events', shopify: 'shopify' } as const;
+export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events', shopify: 'shopify', maintenance: 'maintenance' } as const;
 
 export const webhookJobSchema = z.object({
   topic: z.string(),
@@ -50,6 +50,8 @@ export interface Queues {
   orders: Queue<OrderJob>;
   events: Queue<PrintEventJob>;
   shopify: Queue<ShopifyJob>;
+  /** Scheduled housekeeping (reconciliation); its jobs carry no data. */
+  maintenance: Queue;
   close(): Promise<void>;
 }
 
@@ -68,13 +70,15 @@ export function createQueues(connection: Redis, prefix: string): Queues {
   const orders = new Queue<OrderJob>(QUEUE_NAMES.orders, options);
   const events = new Queue<PrintEventJob>(QUEUE_NAMES.events, options);
   const shopify = new Queue<ShopifyJob>(QUEUE_NAMES.shopify, options);
+  const maintenance = new Queue(QUEUE_NAMES.maintenance, options);
   return {
     webhooks,
     orders,
     events,
     shopify,
+    maintenance,
     async close() {
-      await Promise.all([webhooks.close(), orders.close(), events.close(), shopify.close()]);
+      await Promise.all([webhooks.close(), orders.close(), events.close(), shopify.close(), maintenance.close()]);
     },
   };
 }

@@ -24,6 +24,10 @@ export interface WorkerOptions {
   /** Tests: the wait before a retry (default: backoffDelay of retry.ts). */
   backoff?: (attemptsMade: number, error?: Error) => number;
   metrics?: Metrics;
+  /** Most print-service jobs started per second across every worker (BullMQ's queue-wide limiter). */
+  printServiceRateLimit?: number;
+  /** Housekeeping jobs (the reconciliation); without it no maintenance worker runs in this process. */
+  maintenance?: (jobName: string) => Promise<unknown>;
 }
 
 export interface PrintEventWorkerDeps {
@@ -86,7 +90,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
         }
       });
     },
-    common,
+    options.printServiceRateLimit ? { ...common, limiter: { max: options.printServiceRateLimit, duration: 1_000 } } : common,
   );
 
   // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
@@ -103,7 +107,11 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     { ...common, concurrency: Math.max(1, Math.min(common.concurrency, 8)) },
   );
 
-  const all = [webhooks, orders, shopify];
+  const all: Worker[] = [webhooks, orders, shopify];
+  const maintenanceJob = options.maintenance;
+  if (maintenanceJob) {
+    all.push(new Worker(QUEUE_NAMES.maintenance, (job: Job) => runWithRetrySemantics(() => maintenanceJob(job.name)), { ...common, concurrency: 1 }));
+  }
   if (options.printEvents) {
     all.push(createPrintEventWorker({ store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents }, common));
   } else {
