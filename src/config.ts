@@ -29,6 +29,11 @@ const port = (fallback: number) =>
       .max(65535, 'must be between 0 and 65535')
       .default(fallback),
   );
+const wholeAtLeastZero = (fallback: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be 0 or more').default(fallback),
+  );
 const positiveInt = (fallback: number) =>
   z.preprocess(
     emptyToUndefined,
@@ -103,7 +108,11 @@ export const configSchema = z.object({
   /** Most print-service jobs (submit, cancel, amend) started per second across all workers; unset: no limit. */
   PRINT_API_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int('must be a whole number').positive('must be above 0').optional()),
   /** Submitted orders silent at the printer for this long are checked with get-by-source-id (0: never). */
-  RECONCILE_SILENT_MINUTES: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be 0 or more').default(60)),
+  RECONCILE_SILENT_MINUTES: wholeAtLeastZero(60),
+  /** Shopify orders created in this many past hours are looked for in the order store, to catch lost webhooks (0: never). */
+  RECONCILE_LOOKBACK_HOURS: wholeAtLeastZero(72),
+  /** Younger orders may still have their webhooks on the way (Shopify retries for hours) and are left alone. */
+  RECONCILE_LOST_MIN_AGE_MINUTES: wholeAtLeastZero(15),
   /** How often the reconciliation runs. */
   RECONCILE_EVERY_MINUTES: positiveInt(10),
   /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */

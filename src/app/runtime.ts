@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { OrderStore } from '../bridge/order-store.js';
-import { reconcileSilentOrders } from '../bridge/reconcile.js';
 import type { BridgeDeps } from '../bridge/ports.js';
 import { type Config, printApiSettings } from '../config.js';
 import { MappingRegistry } from '../mapping/registry.js';
@@ -21,13 +20,13 @@ import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
+import { LivenessMonitor } from '../web/liveness.js';
 import { createPostbackRouter } from '../web/postbacks.js';
 import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
 import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
+import { maintenanceRunner, scheduleMaintenance } from './maintenance.js';
 import { registryMappingPort } from './mapping-port.js';
 import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
-
-export const RECONCILE_JOB = 'reconcile-silent-orders';
 
 export interface RuntimeOptions {
   config: Config;
@@ -122,6 +121,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
   });
 
+  let workers: Workers | undefined;
+  let closing: Promise<void> | undefined;
+  const liveness = new LivenessMonitor({
+    maxStallMs: 10_000,
+    workers: () => workers?.workers.map((w) => ({ name: w.name, isRunning: () => w.isRunning() })) ?? [],
+    stopping: () => closing !== undefined,
+  });
+
   let server: Server | undefined;
   let url: string | undefined;
   let requestQueues: Queues | undefined;
@@ -133,6 +140,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const app = createWebApp({
       logger,
       metrics,
+      liveness: () => liveness.check(),
       webhooks: {
         verify: libraryWebhookVerifier(shopify),
         isSeen: (id) => requestStore.isWebhookSeen(id),
@@ -170,7 +178,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger.info({ url }, 'web: listening');
   }
 
-  let workers: Workers | undefined;
   if (options.roles.worker && workerRedis) {
     workers = startWorkers(deps, {
       connection: workerRedis,
@@ -185,22 +192,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
       },
       printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
-      maintenance: async (name) => {
-        if (name !== RECONCILE_JOB) return { kind: 'unknown-job', name };
-        return reconcileSilentOrders(
-          { store, printService, enqueueEvent: (job) => enqueuePrintEvent(queues.events, job), clock: deps.clock, logger },
-          { silentForMs: config.RECONCILE_SILENT_MINUTES * 60_000 },
-        );
-      },
+      maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger }),
     });
-    if (config.RECONCILE_SILENT_MINUTES > 0) {
-      // One schedule in Redis however many workers start: upserting the same scheduler id is idempotent.
-      await queues.maintenance.upsertJobScheduler(RECONCILE_JOB, { every: config.RECONCILE_EVERY_MINUTES * 60_000 }, { name: RECONCILE_JOB });
-    }
+    await scheduleMaintenance(queues, config);
     logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');
   }
 
-  let closing: Promise<void> | undefined;
   return {
     url,
     server,
@@ -219,6 +216,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
         await workers?.close();
         registry.close();
+        liveness.close();
         await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close(), sessions.close()]);
         requestRedis.disconnect();
         workerRedis?.disconnect();

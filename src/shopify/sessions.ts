@@ -1,5 +1,6 @@
 import { Session, type Shopify } from '@shopify/shopify-api';
 import { RedisSessionStorage } from '@shopify/shopify-app-session-storage-redis';
+import type { Redis } from 'ioredis';
 
 /**
  * Shopify sessions in Redis through the official storage. The app only needs offline sessions: an access token per
@@ -7,13 +8,32 @@ import { RedisSessionStorage } from '@shopify/shopify-app-session-storage-redis'
  */
 export class ShopSessions {
   readonly storage: RedisSessionStorage;
+  private readonly sessionKeyPrefix: string;
 
   constructor(
     private readonly shopify: Shopify,
     redisUrl: string,
     prefix: string,
   ) {
-    this.storage = new RedisSessionStorage(redisUrl, { sessionKeyPrefix: `${prefix}shopify-session` });
+    this.sessionKeyPrefix = `${prefix}shopify-session`;
+    this.storage = new RedisSessionStorage(redisUrl, { sessionKeyPrefix: this.sessionKeyPrefix });
+  }
+
+  /**
+   * Every store with an offline session. The storage keeps no list of stores, so its keys are scanned (the storage
+   * names them `<sessionKeyPrefix>_offline_<shop>`); `redis` is any connection to the same Redis.
+   */
+  async installedShops(redis: Redis): Promise<string[]> {
+    const keyStart = `${this.sessionKeyPrefix}_offline_`;
+    const pattern = `${keyStart.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    const shops = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) shops.add(key.slice(keyStart.length));
+    } while (cursor !== '0');
+    return [...shops].sort();
   }
 
   async ready(): Promise<void> {

@@ -13,6 +13,8 @@ export interface WebDeps {
   metrics?: Metrics;
   webhooks: WebhookIntakeDeps;
   readiness: ReadinessCheck[];
+  /** Whether the process is stuck (GET /healthz answers 503 and the orchestrator restarts it). */
+  liveness?: () => { ok: boolean; problems: string[] };
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
   mount?: (app: Express) => void;
 }
@@ -45,9 +47,13 @@ export function createWebApp(deps: WebDeps): Express {
     res.status(result.status).json({ ok: false, error: result.message });
   });
 
-  // Liveness: answering at all is the signal. Memory is included for operators and the benchmarks.
+  // Liveness: answering at all is most of the signal; a stalled event loop or a dead worker is the rest. Memory is
+  // included for operators and the benchmarks.
   app.get('/healthz', (_req, res) => {
-    res.json({ ok: true, pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rss: process.memoryUsage().rss });
+    const live = deps.liveness?.() ?? { ok: true, problems: [] };
+    res
+      .status(live.ok ? 200 : 503)
+      .json({ ok: live.ok, problems: live.problems, pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rss: process.memoryUsage().rss });
   });
 
   app.get('/readyz', async (_req, res) => {

@@ -46,6 +46,14 @@ export class SeedError extends Error {
   }
 }
 
+function restBodyOf(body: unknown): Record<string, unknown> {
+  const candidate =
+    body !== null && typeof body === 'object' && 'order' in body && typeof (body as { order: unknown }).order === 'object'
+      ? (body as { order: unknown }).order
+      : body;
+  return structuredClone(candidate as Record<string, unknown>);
+}
+
 /** Accepts the bare webhook body or the REST API's `{ "order": {...} }` envelope. */
 export function parseRestOrder(body: unknown): RestOrder {
   const candidate =
@@ -144,6 +152,7 @@ export function seedOrder(store: StandInStore, shop: string, body: unknown, opti
     fulfillmentOrders: foLines.length > 0 ? [fulfillmentOrder] : [],
     fulfillments: [],
     metafields: [],
+    restBody: restBodyOf(body),
   };
   store.addOrder(order);
   return { order, created: true };

@@ -220,8 +220,94 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       if (req.method !== 'POST') throw new HttpError(405, { errors: 'Method Not Allowed' });
       return handleGraphql(req, res, decodeURIComponent(graphqlPath[1]!));
     }
+    const restOrderPath = /^\/admin\/api\/([^/]+)\/orders\/(\d+)\.json$/.exec(url.pathname);
+    if (restOrderPath) return handleRestOrder(req, res, decodeURIComponent(restOrderPath[1]!), restOrderPath[2]!);
     if (url.pathname === '/_stand-in' || url.pathname.startsWith('/_stand-in/')) return handleControl(req, res, url);
     throw new HttpError(404, { errors: 'Not Found' });
+  }
+
+  /**
+   * What Shopify checks before it looks at a request, in its order: injected failures (a load balancer or an outage),
+   * the API version, the shop, the access token. Answers and returns undefined when the request stops here.
+   */
+  function admit(
+    req: IncomingMessage,
+    apiVersion: string,
+    entry: RequestLogEntry,
+    answer: (status: number, body: unknown, headers?: Record<string, string>) => void,
+  ): string | undefined {
+    const failure = faults.takeFailure();
+    if (failure) {
+      if (failure.failure === 'network') {
+        entry.status = 0;
+        record(entry);
+        req.socket.destroy();
+        return undefined;
+      }
+      const headers: Record<string, string> =
+        failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
+      answer(failure.failure, { errors: failureMessage(failure.failure) }, headers);
+      return undefined;
+    }
+
+    const known = allowedVersions ? allowedVersions.includes(apiVersion) : API_VERSION.test(apiVersion);
+    if (!known) {
+      answer(404, { errors: 'Not Found' });
+      return undefined;
+    }
+
+    const shop = shopOf(req);
+    entry.shop = shop;
+    const expected = shop ? store.accessTokenFor(shop) : undefined;
+    if (!shop || expected === undefined) {
+      answer(404, { errors: `Not Found (stand-in: no registered shop named by the ${SHOP_DOMAIN_HEADER} or Host header)` });
+      return undefined;
+    }
+    if (req.headers[ACCESS_TOKEN_HEADER] !== expected) {
+      answer(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+      return undefined;
+    }
+    return shop;
+  }
+
+  /**
+   * `GET /admin/api/<version>/orders/<id>.json`: the one REST read the app makes (recovering an order whose webhooks
+   * were lost needs the order in the webhook's own shape). Answers the seeded body with what changed since.
+   */
+  function handleRestOrder(req: IncomingMessage, res: ServerResponse, apiVersion: string, numericId: string): void {
+    const entry: RequestLogEntry = {
+      at: new Date().toISOString(),
+      shop: null,
+      apiVersion,
+      status: 200,
+      operation: 'rest GET orders/:id',
+      requestedQueryCost: null,
+      throttled: false,
+      variables: { id: numericId },
+    };
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      entry.status = status;
+      record(entry);
+      sendJson(res, status, body, headers);
+    };
+    if (req.method !== 'GET') return answer(405, { errors: 'Method Not Allowed' });
+    const shop = admit(req, apiVersion, entry, answer);
+    if (!shop) return;
+    const order = store.findOrder(shop, orderGid(numericId));
+    if (!order) return answer(404, { errors: 'Not Found' });
+    const fulfilled = order.fulfillmentOrders.length > 0 && order.fulfillmentOrders.every((fo) => fo.status === 'CLOSED');
+    return answer(200, {
+      order: {
+        ...(order.restBody ?? {}),
+        admin_graphql_api_id: order.id,
+        name: order.name,
+        updated_at: order.updatedAt,
+        cancelled_at: order.cancelledAt,
+        tags: order.tags.join(', '),
+        note: order.note,
+        fulfillment_status: fulfilled ? 'fulfilled' : order.fulfillments.length > 0 ? 'partial' : null,
+      },
+    });
   }
 
   async function handleGraphql(req: IncomingMessage, res: ServerResponse, apiVersion: string): Promise<void> {
@@ -241,34 +327,8 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       sendJson(res, status, body, headers);
     };
 
-    // Injected failures come first, as a load balancer or an outage would answer before Shopify looks at anything.
-    const failure = faults.takeFailure();
-    if (failure) {
-      if (failure.failure === 'network') {
-        entry.status = 0;
-        record(entry);
-        req.socket.destroy();
-        return;
-      }
-      const headers: Record<string, string> =
-        failure.retryAfterSeconds !== undefined ? { 'retry-after': String(failure.retryAfterSeconds) } : {};
-      return answer(failure.failure, { errors: failureMessage(failure.failure) }, headers);
-    }
-
-    const known = allowedVersions ? allowedVersions.includes(apiVersion) : API_VERSION.test(apiVersion);
-    if (!known) return answer(404, { errors: 'Not Found' });
-
-    const shop = shopOf(req);
-    entry.shop = shop;
-    const expected = shop ? store.accessTokenFor(shop) : undefined;
-    if (!shop || expected === undefined) {
-      return answer(404, {
-        errors: `Not Found (stand-in: no registered shop named by the ${SHOP_DOMAIN_HEADER} or Host header)`,
-      });
-    }
-    if (req.headers[ACCESS_TOKEN_HEADER] !== expected) {
-      return answer(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-    }
+    const shop = admit(req, apiVersion, entry, answer);
+    if (!shop) return;
 
     const raw = await readJson(req);
     const body = graphqlBodySchema.safeParse(raw);

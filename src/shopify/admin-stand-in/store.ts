@@ -96,6 +96,8 @@ export interface OrderRecord {
   fulfillmentOrders: FulfillmentOrderRecord[];
   fulfillments: FulfillmentRecord[];
   metafields: MetafieldRecord[];
+  /** The REST body the order was seeded from: what `GET /admin/api/<version>/orders/<id>.json` answers. */
+  restBody?: Record<string, unknown>;
 }
 
 export interface UserError {

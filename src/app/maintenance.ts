@@ -1,0 +1,82 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { OrderStore } from '../bridge/order-store.js';
+import type { PrintServicePort } from '../bridge/ports.js';
+import { reconcileSilentOrders } from '../bridge/reconcile.js';
+import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
+import type { Config } from '../config.js';
+import { enqueuePrintEvent, jobId, type Queues } from '../queue/queues.js';
+import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
+import type { ShopSessions } from '../shopify/sessions.js';
+import { ShopNotInstalledError } from '../shopify/sessions.js';
+import type { ShopifyAdminClients } from './shopify-effects.js';
+
+/** The scheduled housekeeping jobs of the maintenance queue (BullMQ job schedulers). */
+export const MAINTENANCE_JOBS = {
+  silentOrders: 'reconcile-silent-orders',
+  lostOrders: 'recover-lost-orders',
+} as const;
+
+export interface MaintenanceDeps {
+  config: Pick<Config, 'RECONCILE_SILENT_MINUTES' | 'RECONCILE_LOOKBACK_HOURS' | 'RECONCILE_LOST_MIN_AGE_MINUTES' | 'RECONCILE_EVERY_MINUTES' | 'SHOPIFY_API_VERSION'>;
+  store: OrderStore;
+  queues: Queues;
+  printService: Pick<PrintServicePort, 'findBySourceId'>;
+  adminClients: ShopifyAdminClients;
+  sessions: ShopSessions;
+  redis: Redis;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** What a maintenance job runs, by job name. */
+export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Promise<unknown> {
+  const { config, logger } = deps;
+  return async (name) => {
+    switch (name) {
+      case MAINTENANCE_JOBS.silentOrders:
+        return reconcileSilentOrders(
+          { store: deps.store, printService: deps.printService, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
+          { silentForMs: config.RECONCILE_SILENT_MINUTES * 60_000 },
+        );
+      case MAINTENANCE_JOBS.lostOrders:
+        return recoverLostOrders(
+          {
+            store: deps.store,
+            installedShops: () => deps.sessions.installedShops(deps.redis),
+            recentOrders: async (shop, since) => (await deps.adminClients.forShop(shop)).listRecentOrders(since),
+            fetchOrderBody: async (shop, orderId) => {
+              const accessToken = await deps.sessions.accessToken(shop);
+              if (!accessToken) throw new ShopNotInstalledError(shop);
+              return fetchOrderWebhookBody({ shop, accessToken, apiVersion: config.SHOPIFY_API_VERSION, orderGid: orderId });
+            },
+            enqueueWebhook: async (job) => {
+              await deps.queues.webhooks.add(job.topic, job, { jobId: jobId('wh', job.webhookId) });
+            },
+            clock: deps.clock,
+            logger,
+          },
+          { lookbackMs: config.RECONCILE_LOOKBACK_HOURS * 3_600_000, minAgeMs: config.RECONCILE_LOST_MIN_AGE_MINUTES * 60_000 },
+        );
+      default:
+        logger.warn({ job: name }, 'maintenance job of an unknown kind ignored (written by another version of the app?)');
+        return { kind: 'unknown-job', name };
+    }
+  };
+}
+
+/**
+ * Registers (or updates) the schedules. Upserting the same scheduler id is idempotent, so every worker that starts
+ * does it and there is still one schedule in Redis; a check switched off by its setting has its schedule removed.
+ */
+export async function scheduleMaintenance(queues: Queues, config: MaintenanceDeps['config']): Promise<void> {
+  const every = config.RECONCILE_EVERY_MINUTES * 60_000;
+  const wanted: [string, boolean][] = [
+    [MAINTENANCE_JOBS.silentOrders, config.RECONCILE_SILENT_MINUTES > 0],
+    [MAINTENANCE_JOBS.lostOrders, config.RECONCILE_LOOKBACK_HOURS > 0],
+  ];
+  for (const [name, on] of wanted) {
+    if (on) await queues.maintenance.upsertJobScheduler(name, { every }, { name });
+    else await queues.maintenance.removeJobScheduler(name);
+  }
+}

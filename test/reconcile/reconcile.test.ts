@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAINTENANCE_JOBS } from '../../src/app/maintenance.js';
+import { type Harness, orderBody, SHOP, startHarness, waitFor } from '../helpers/harness.js';
+
+/**
+ * The reconciliation jobs through the real app: postbacks that never came (the emulator has no triggers here) and an
+ * order whose webhooks never came (only the Shopify stand-in knows it).
+ */
+describe('reconciliation', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { RECONCILE_SILENT_MINUTES: '0', RECONCILE_LOST_MIN_AGE_MINUTES: '0' } });
+  });
+  afterAll(() => h.close());
+
+  async function runMaintenance(name: string): Promise<unknown> {
+    const job = await h.runtime.queues.maintenance.add(name, {});
+    return waitFor(async () => {
+      const state = await job.getState();
+      if (state === 'failed') throw new Error(`maintenance job failed: ${(await h.runtime.queues.maintenance.getJob(job.id!))?.failedReason}`);
+      return state === 'completed' && ((await h.runtime.queues.maintenance.getJob(job.id!))?.returnvalue ?? true);
+    }, { what: `${name} to complete` });
+  }
+
+  it('brings a silent order up to date from the print service, fulfilment included, and only once', async () => {
+    const body = orderBody([{ sku: 'PRINT-A4', quantity: 2 }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    const submitted = await waitFor(async () => {
+      const link = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return link?.status === 'submitted' && link.printOrderId && link;
+    }, { what: 'the order submitted' });
+
+    // The printer ships it, but no postback ever arrives.
+    const printOrder = h.emulator.store.get(submitted.printOrderId!)!;
+    await h.emulator.processor.advance(printOrder, 'shipped');
+    expect((await h.runtime.store.get(SHOP, body.admin_graphql_api_id))!.status).toBe('submitted');
+
+    const outcome = (await runMaintenance(MAINTENANCE_JOBS.silentOrders)) as { checked: number; events: number };
+    expect(outcome.checked).toBeGreaterThanOrEqual(1);
+    const shipped = await waitFor(async () => {
+      const link = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return link?.status === 'shipped' && link;
+    }, { what: 'the order shipped after reconciliation' });
+    const tracking = shipped.shipments[0]!.trackingNumber;
+    expect(tracking).toBe((printOrder.record.orderData.shipments as { trackingNumber?: string }[])[0]!.trackingNumber);
+    const order = await waitFor(() => {
+      const o = h.standIn.getOrder(SHOP, body.admin_graphql_api_id);
+      return o && o.fulfillments.length === 1 && o;
+    }, { what: 'a fulfillment in Shopify' });
+    expect(order.fulfillments[0]!.trackingInfo[0]!.number).toBe(tracking);
+    const history = await h.runtime.store.history(SHOP, body.admin_graphql_api_id);
+    expect(history.map((e) => e.event)).toContain('checked with the print service');
+
+    // A second run finds nothing new to do: still one fulfillment.
+    await runMaintenance(MAINTENANCE_JOBS.silentOrders);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.standIn.getOrder(SHOP, body.admin_graphql_api_id)!.fulfillments).toHaveLength(1);
+  });
+
+  it('finds an order whose webhooks were lost and submits it exactly once', async () => {
+    const createdAt = new Date(Date.now() - 3_600_000).toISOString();
+    const lost = orderBody([{ sku: 'PRINT-LOST', quantity: 1 }], { created_at: createdAt, updated_at: createdAt });
+    h.standIn.seedOrder(SHOP, lost);
+    const young = orderBody([{ sku: 'PRINT-CANCELLED' }], { created_at: createdAt, updated_at: createdAt, cancelled_at: createdAt });
+    h.standIn.seedOrder(SHOP, young);
+    expect(await h.runtime.store.get(SHOP, lost.admin_graphql_api_id)).toBeUndefined();
+
+    const first = (await runMaintenance(MAINTENANCE_JOBS.lostOrders)) as { recovered: { orderId: string; topics: string[] }[] };
+    expect(first.recovered.map((r) => r.orderId)).toEqual([lost.admin_graphql_api_id]);
+    expect(first.recovered[0]!.topics).toEqual(['orders/create', 'orders/paid']);
+
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, lost.admin_graphql_api_id);
+      return l?.status === 'submitted' && l;
+    }, { what: 'the lost order submitted' });
+    // The mapped content is the real order's: its SKU and quantity reached the printer.
+    const atPrinter = h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId);
+    expect(atPrinter).toHaveLength(1);
+    expect((atPrinter[0]!.record.orderData.items as { sku: string; quantity: number }[]).map((i) => [i.sku, i.quantity])).toEqual([['PRINT-LOST', 1]]);
+    // A cancelled order is not resurrected.
+    expect(await h.runtime.store.get(SHOP, young.admin_graphql_api_id)).toBeUndefined();
+
+    // The next run knows the order now; a late webhook for it changes nothing either.
+    const second = (await runMaintenance(MAINTENANCE_JOBS.lostOrders)) as { recovered: unknown[] };
+    expect(second.recovered).toEqual([]);
+    await h.sendWebhook('orders/paid', lost);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId)).toHaveLength(1);
+  });
+});
