@@ -2,10 +2,11 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { OrderStore } from '../bridge/order-store.js';
 import type { PrintServicePort } from '../bridge/ports.js';
-import { reconcileSilentOrders } from '../bridge/reconcile.js';
+import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../bridge/reconcile.js';
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
 import { enqueuePrintEvent, jobId, type Queues } from '../queue/queues.js';
+import { QueueScheduler } from '../queue/scheduler.js';
 import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
 import type { ShopSessions } from '../shopify/sessions.js';
 import { ShopNotInstalledError } from '../shopify/sessions.js';
@@ -34,11 +35,24 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
   const { config, logger } = deps;
   return async (name) => {
     switch (name) {
-      case MAINTENANCE_JOBS.silentOrders:
-        return reconcileSilentOrders(
-          { store: deps.store, printService: deps.printService, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
-          { silentForMs: config.RECONCILE_SILENT_MINUTES * 60_000 },
+      case MAINTENANCE_JOBS.silentOrders: {
+        const silentForMs = config.RECONCILE_SILENT_MINUTES * 60_000;
+        const resumed = await resumeStuckSubmissions(
+          {
+            store: deps.store,
+            submitJobs: () => submitJobsByOrder(deps.queues),
+            submit: (shop, orderId) => new QueueScheduler(deps.queues).submit(shop, orderId, 0, deps.clock().getTime()),
+            clock: deps.clock,
+            logger,
+          },
+          { stuckForMs: silentForMs },
         );
+        const checked = await reconcileSilentOrders(
+          { store: deps.store, printService: deps.printService, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
+          { silentForMs },
+        );
+        return { ...checked, resumed };
+      }
       case MAINTENANCE_JOBS.lostOrders:
         return recoverLostOrders(
           {
@@ -63,6 +77,20 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
         return { kind: 'unknown-job', name };
     }
   };
+}
+
+async function submitJobsByOrder(queues: Queues): Promise<Map<string, OrderJobView[]>> {
+  const byOrder = new Map<string, OrderJobView[]>();
+  for (const state of ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const) {
+    for (const job of await queues.orders.getJobs([state])) {
+      if (!job || job.data.kind !== 'submit') continue;
+      const key = `${job.data.shop}|${job.data.orderId}`;
+      const list = byOrder.get(key) ?? [];
+      list.push({ state, retry: () => job.retry('failed') });
+      byOrder.set(key, list);
+    }
+  }
+  return byOrder;
 }
 
 /**

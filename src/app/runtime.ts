@@ -113,7 +113,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     for (const [status, count] of Object.entries(counts)) metrics.ordersByStatus.set({ status }, count);
   });
   metrics.onScrape(async () => {
-    for (const queue of [queues.webhooks, queues.orders, queues.shopify]) {
+    for (const queue of [queues.webhooks, queues.orders, queues.events, queues.shopify, queues.maintenance]) {
       const counts = await queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
       for (const [state, count] of Object.entries(counts)) metrics.queueDepth.set({ queue: queue.name, state }, count);
       const [oldest] = await queue.getJobs(['waiting'], 0, 0, true);

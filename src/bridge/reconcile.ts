@@ -108,3 +108,68 @@ function stringField(record: OrderRecord, key: string): string | undefined {
   const value = (record as Record<string, unknown>)[key];
   return typeof value === 'string' ? value : undefined;
 }
+
+/** What the reconciliation sees of the order queue: the submit jobs that exist for an order, by state. */
+export interface OrderJobView {
+  state: 'waiting' | 'active' | 'delayed' | 'prioritized' | 'failed';
+  /** Moves a failed job back to waiting, with its attempts reset. */
+  retry(): Promise<void>;
+}
+
+export interface StuckSubmissionDeps {
+  store: OrderStore;
+  /** Every submit job not yet completed, by `shop|orderId`; read once per run. */
+  submitJobs: () => Promise<Map<string, OrderJobView[]>>;
+  /** A fresh submit job (a new generation, so a failed job with the old id does not swallow it). */
+  submit: (shop: string, orderId: string) => Promise<void>;
+  clock: () => Date;
+  logger: Logger;
+}
+
+export interface StuckSubmissionOutcome {
+  stuck: number;
+  retried: number;
+  rescheduled: number;
+}
+
+/**
+ * Orders that should have reached the printer long ago but have no job that will take them there: their submit job
+ * failed for good in a way that left no verdict on the order (a worker killed too often while holding it, a day of
+ * retries exhausted). An order with a job still waiting, running or backing off is left to it; otherwise its failed
+ * job is retried, or a new one is scheduled. Submission is idempotent and reconciles with the print service first, so
+ * this can never create a second print order.
+ */
+export async function resumeStuckSubmissions(deps: StuckSubmissionDeps, options: { stuckForMs: number; limit?: number }): Promise<StuckSubmissionOutcome> {
+  const now = deps.clock().getTime();
+  const before = now - options.stuckForMs;
+  const candidates = [
+    ...(await deps.store.listQuietSince('submitting', before, options.limit ?? 500)),
+    ...(await deps.store.listQuietSince('pending', before, options.limit ?? 500)).filter(
+      // Pending orders wait for their submit topic or their hold window; only those whose window is over count.
+      (link) => link.submitAfter !== undefined && Date.parse(link.submitAfter) < before,
+    ),
+  ];
+  const outcome: StuckSubmissionOutcome = { stuck: 0, retried: 0, rescheduled: 0 };
+  if (candidates.length === 0) return outcome;
+  const jobs = await deps.submitJobs();
+  for (const link of candidates) {
+    const own = jobs.get(`${link.shop}|${link.orderId}`) ?? [];
+    if (own.some((job) => job.state !== 'failed')) continue;
+    outcome.stuck += 1;
+    const failed = own.find((job) => job.state === 'failed');
+    if (failed) {
+      await failed.retry();
+      outcome.retried += 1;
+    } else {
+      await deps.submit(link.shop, link.orderId);
+      outcome.rescheduled += 1;
+    }
+    await deps.store.note(link.shop, link.orderId, {
+      event: 'submission resumed',
+      source: 'worker',
+      detail: `${link.status} since ${link.statusAt} with no job left to finish it; ${failed ? 'its failed job was retried' : 'a new submit job was scheduled'}`,
+    });
+    deps.logger.warn({ shop: link.shop, orderId: link.orderId, status: link.status, retried: Boolean(failed) }, 'stuck submission resumed');
+  }
+  return outcome;
+}

@@ -71,6 +71,9 @@ export function createQueues(connection: Redis, prefix: string): Queues {
   const events = new Queue<PrintEventJob>(QUEUE_NAMES.events, options);
   const shopify = new Queue<ShopifyJob>(QUEUE_NAMES.shopify, options);
   const maintenance = new Queue(QUEUE_NAMES.maintenance, options);
+  // Connection errors reach the caller through the add() that fails (intake answers 503); without a listener BullMQ
+  // prints every one of them to stderr with a stack trace while Redis is down.
+  for (const queue of [webhooks, orders, events, shopify, maintenance]) queue.on('error', () => undefined);
   return {
     webhooks,
     orders,
@@ -99,9 +102,16 @@ export function submitJobId(shop: string, orderId: string, generation = 0): stri
   return jobId('submit', shop, orderId, String(generation));
 }
 
-/** Resolves once the event is in Redis; an identical event already queued (or done within a day) is not added twice. */
+/**
+ * Resolves once the event is in Redis; an identical event already queued (or done within a day) is not added twice.
+ * An identical event whose job failed for good is tried again: the print service sending it again is the best moment
+ * to recover from whatever made it fail (Shopify down for a day, a worker that kept dying), and applying an event
+ * is idempotent.
+ */
 export async function enqueuePrintEvent(queue: Queue<PrintEventJob>, job: PrintEventJob): Promise<void> {
-  await queue.add(job.event.kind, job, { jobId: printEventJobId(job.hash) });
+  const queued = await queue.add(job.event.kind, job, { jobId: printEventJobId(job.hash) });
+  // Another delivery may retry it at the same moment; the one that loses finds it no longer failed, which is fine.
+  if ((await queued.getState()) === 'failed') await queued.retry('failed').catch(() => undefined);
 }
 
 export function printEventJobId(hash: string): string {

@@ -9,6 +9,14 @@ export const BACKOFF_BASE_MS = 5_000;
 export const BACKOFF_CAP_MS = 30 * 60_000;
 export const BACKOFF_TYPE = 'capped-exponential';
 
+/**
+ * How often a job may be taken back from a worker that died holding it before BullMQ fails it for good. BullMQ's
+ * default is 1: a job caught by two crashes ("job stalled more than allowable limit") would fail without any retry
+ * and its order would be stuck. Every job here is idempotent, so a stalled job simply runs again; the bound only
+ * stops a job that itself kills its worker every time from looping forever.
+ */
+export const MAX_STALLED_COUNT = 50;
+
 export interface RetryHint {
   retryable: boolean;
   /** A wait the failing side asked for (Retry-After, Shopify's bucket refill). */

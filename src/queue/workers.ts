@@ -10,7 +10,7 @@ import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../brid
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { syncOrderToShopify } from '../bridge/shopify-sync.js';
 import { bullPrefix, orderJobSchema, printEventJobSchema, QUEUE_NAMES, shopifyJobSchema, webhookJobSchema } from './queues.js';
-import { backoffDelay, BACKOFF_TYPE, runWithRetrySemantics } from './retry.js';
+import { backoffDelay, BACKOFF_TYPE, MAX_STALLED_COUNT, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
   connection: Redis;
@@ -57,6 +57,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     concurrency: options.concurrency ?? 8,
     lockDuration: options.lockDurationMs ?? 30_000,
     stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
+    maxStalledCount: MAX_STALLED_COUNT,
     settings: {
       backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
         options.backoff ? options.backoff(attemptsMade, error) : type === BACKOFF_TYPE ? backoffDelay(attemptsMade, error) : backoffDelay(attemptsMade),
@@ -186,6 +187,7 @@ export function startPrintEventWorker(
     concurrency: options.concurrency ?? 8,
     lockDuration: options.lockDurationMs ?? 30_000,
     stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
+    maxStalledCount: MAX_STALLED_COUNT,
     settings: {
       backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
         options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),

@@ -88,4 +88,25 @@ describe('reconciliation', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId)).toHaveLength(1);
   });
+
+  it('resumes an order whose submission was left with no job to finish it', async () => {
+    const body = orderBody([{ sku: 'PRINT-STUCK', quantity: 1 }]);
+    h.standIn.seedOrder(SHOP, body);
+    const orderId = body.admin_graphql_api_id;
+    // What a submit job that failed for good leaves behind: the order pending past its hold window, no job.
+    await h.runtime.store.saveOrderBody(SHOP, orderId, body.updated_at, JSON.stringify(body));
+    const past = new Date(Date.now() - 60_000).toISOString();
+    await h.runtime.store.update(SHOP, orderId, () => ({
+      link: { ...h.runtime.store.blank(SHOP, orderId), orderName: body.name, submitAfter: past, statusAt: past },
+    }));
+
+    const outcome = (await runMaintenance(MAINTENANCE_JOBS.silentOrders)) as { resumed: { stuck: number; rescheduled: number } };
+    expect(outcome.resumed).toMatchObject({ stuck: 1, rescheduled: 1 });
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, orderId);
+      return l?.status === 'submitted' && l;
+    }, { what: 'the stuck order submitted' });
+    expect(h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId)).toHaveLength(1);
+    expect((await h.runtime.store.history(SHOP, orderId)).map((e) => e.event)).toContain('submission resumed');
+  });
 });

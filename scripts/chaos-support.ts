@@ -1,0 +1,191 @@
+/**
+ * Pieces of `npm run chaos` that its short versions in the test suite share: a Redis of its own with an append-only
+ * file that can be restarted in place, and a postback relay that forwards every trigger delivery to the app and
+ * replays it later, several times, in shuffled order.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * A redis-server with `appendonly yes`, as docs/operations.md asks for production. `appendfsync always` so that even
+ * a SIGKILL loses no acknowledged write; `restart()` stops it (SIGTERM, which also flushes the AOF) and starts it
+ * again on the same port and directory, so clients see a real outage and reconnect to the same data.
+ */
+export class AofRedis {
+  private child: ChildProcess | undefined;
+  readonly dir = mkdtempSync(join(tmpdir(), 'pb-chaos-redis-'));
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<AofRedis> {
+    const redis = new AofRedis(await freePort());
+    await redis.launch();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  private async launch(): Promise<void> {
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--dir', this.dir];
+    args.push('--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction');
+    this.child = spawn('redis-server', args, { stdio: 'ignore' });
+    const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      for (let i = 0; i < 200; i++) {
+        try {
+          await probe.connect();
+          if ((await probe.ping()) === 'PONG') {
+            // The AOF is read before the server accepts commands; LOADING would answer an error to ping.
+            return;
+          }
+        } catch {
+          probe.disconnect();
+          await sleep(25);
+        }
+      }
+      throw new Error(`redis-server on port ${this.port} did not start (is redis-server installed?)`);
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Down for `downMs`, then back with the same data. */
+  async restart(downMs = 1_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stop(signal);
+    await sleep(downMs);
+    await this.launch();
+  }
+}
+
+export interface RelayStats {
+  received: number;
+  forwarded: number;
+  replayed: number;
+  replayFailures: number;
+  pendingReplays: number;
+}
+
+/**
+ * Stands between the emulator's triggers and the app's postback route. Each delivery is forwarded at once (the
+ * emulator sees the app's answer, so a 503 during a Redis restart makes it retry) and, once the app accepted it,
+ * replayed `replays` more times at random moments within `replayWindowMs`: late, repeated and out of order.
+ */
+export class PostbackRelay {
+  private server: Server | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  readonly stats: RelayStats = { received: 0, forwarded: 0, replayed: 0, replayFailures: 0, pendingReplays: 0 };
+  url = '';
+
+  constructor(
+    private readonly target: string,
+    private readonly options: { replays: number; replayWindowMs: number; random?: () => number },
+  ) {}
+
+  async start(): Promise<void> {
+    this.server = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/json' };
+        if (req.headers.authorization) headers.authorization = req.headers.authorization;
+        this.stats.received += 1;
+        void this.send(body, headers).then(
+          (status) => {
+            if (status >= 200 && status < 300) {
+              this.stats.forwarded += 1;
+              this.scheduleReplays(body, headers);
+            }
+            res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+          },
+          () => res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"app unreachable"}'),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/relay`;
+  }
+
+  private async send(body: string, headers: Record<string, string>): Promise<number> {
+    const res = await fetch(this.target, { method: 'POST', body, headers, signal: AbortSignal.timeout(10_000) });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  private scheduleReplays(body: string, headers: Record<string, string>): void {
+    const random = this.options.random ?? Math.random;
+    for (let i = 0; i < this.options.replays; i++) {
+      this.stats.pendingReplays += 1;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void this.replay(body, headers);
+      }, Math.floor(random() * this.options.replayWindowMs));
+      this.timers.add(timer);
+    }
+  }
+
+  private async replay(body: string, headers: Record<string, string>): Promise<void> {
+    // A replay the app refuses (Redis restarting) is sent again, as the print service's retries would.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        const status = await this.send(body, headers);
+        if (status >= 200 && status < 300) {
+          this.stats.replayed += 1;
+          this.stats.pendingReplays -= 1;
+          return;
+        }
+      } catch {
+        // the app is restarting or unreachable for a moment
+      }
+      await sleep(200);
+    }
+    this.stats.replayFailures += 1;
+    this.stats.pendingReplays -= 1;
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** A deterministic random source (mulberry32), so that a chaos run can be repeated with its seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

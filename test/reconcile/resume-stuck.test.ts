@@ -1,0 +1,39 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { OrderStore } from '../../src/bridge/order-store.js';
+import { type OrderJobView, resumeStuckSubmissions } from '../../src/bridge/reconcile.js';
+import { silentLogger } from '../../src/logger.js';
+import { testRedis } from '../helpers/redis.js';
+
+const { redis, prefix, cleanup } = testRedis('resume-stuck');
+afterAll(cleanup);
+
+describe('resumeStuckSubmissions', () => {
+  it('retries a failed job, leaves orders with a live job alone, schedules a job where there is none', async () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const store = new OrderStore(redis, prefix, () => now);
+    const old = '2026-11-23T10:00:00.000Z';
+    for (const [id, status] of [['1', 'submitting'], ['2', 'submitting'], ['3', 'submitting'], ['4', 'submitted']] as const) {
+      await store.update('s.myshopify.com', `gid://shopify/Order/${id}`, () => ({ link: { ...store.blank('s.myshopify.com', `gid://shopify/Order/${id}`), status, statusAt: old } }));
+    }
+    const retried: string[] = [];
+    const scheduled: string[] = [];
+    const view = (state: OrderJobView['state'], id: string): OrderJobView => ({ state, retry: async () => void retried.push(id) });
+    const outcome = await resumeStuckSubmissions(
+      {
+        store,
+        submitJobs: async () =>
+          new Map([
+            ['s.myshopify.com|gid://shopify/Order/1', [view('failed', '1')]],
+            ['s.myshopify.com|gid://shopify/Order/2', [view('failed', '2'), view('delayed', '2')]],
+          ]),
+        submit: async (_shop, orderId) => void scheduled.push(orderId),
+        clock: () => now,
+        logger: silentLogger,
+      },
+      { stuckForMs: 30 * 60_000 },
+    );
+    expect(outcome).toEqual({ stuck: 2, retried: 1, rescheduled: 1 });
+    expect(retried).toEqual(['1']);
+    expect(scheduled).toEqual(['gid://shopify/Order/3']);
+  });
+});
