@@ -58,6 +58,8 @@ export async function startHarness(
     roles?: { web: boolean; worker: boolean };
     lockDurationMs?: number;
     logger?: Logger;
+    /** Further configuration (e.g. ADMIN_TOKEN). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<Harness> {
   const prefix = `pbtest:harness:${randomBytes(4).toString('hex')}:`;
@@ -83,6 +85,7 @@ export async function startHarness(
       POSTBACK_TOKEN: 'postback-test-token',
       MAPPINGS_DIR: mappingsDir,
       LOG_LEVEL: 'silent',
+      ...options.env,
     },
   });
   const runtime = await startRuntime({

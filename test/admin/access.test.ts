@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail, sessionToken } from './helpers.js';
+
+/**
+ * Who may see and do what under /admin, through the real app: nothing without a session, no POST without the
+ * session's CSRF token or from another origin, operators see every shop, an embedded viewer only their own.
+ */
+describe('admin access', () => {
+  let h: Harness;
+  const OTHER_SHOP = 'other-store.myshopify.com';
+  const held = orderBody([{ sku: 'MUG-1' }]);
+  const otherHeld = orderBody([{ sku: 'MUG-2' }]);
+  let heldPath: string;
+  let otherPath: string;
+
+  beforeAll(async () => {
+    h = await startHarness({ env: { ADMIN_TOKEN } });
+    h.standIn.seedOrder(SHOP, held);
+    await h.sendWebhook('orders/paid', held);
+    const raw = JSON.stringify(otherHeld);
+    await fetch(`${h.runtime.url}/webhooks`, {
+      method: 'POST',
+      body: raw,
+      headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/paid', shop: OTHER_SHOP, webhookId: randomUUID() }),
+    });
+    await waitFor(async () => (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status === 'held', { what: 'the held order' });
+    await waitFor(async () => (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))?.status === 'held', { what: "the other shop's held order" });
+    heldPath = `/admin/orders/${SHOP}/${orderTail(held.admin_graphql_api_id)}`;
+    otherPath = `/admin/orders/${OTHER_SHOP}/${orderTail(otherHeld.admin_graphql_api_id)}`;
+  });
+  afterAll(() => h.close());
+
+  const pages = () => ['/admin', '/admin/problems', '/admin/mappings', heldPath, '/admin/queues', '/admin/queues/api/queues'];
+  const actions = () => [`${heldPath}/resubmit`, `${heldPath}/retry`, `${heldPath}/cancel`, '/admin/postbacks/x/dismiss', '/admin/mappings/preview', '/admin/logout'];
+
+  it('refuses every page and action without a session: a login redirect for pages, 401 for the rest', async () => {
+    for (const path of pages()) {
+      const page = await fetch(`${h.runtime.url}${path}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      if (path.startsWith('/admin/queues/api')) expect(page.status, path).toBe(401);
+      else {
+        expect(page.status, path).toBe(303);
+        expect(page.headers.get('location')).toBe('/admin/login');
+      }
+      const api = await fetch(`${h.runtime.url}${path}`, { headers: { accept: 'application/json' }, redirect: 'manual' });
+      expect(api.status, path).toBe(401);
+    }
+    for (const path of actions()) {
+      const response = await fetch(`${h.runtime.url}${path}`, { method: 'POST', body: new URLSearchParams({ version: '1' }), redirect: 'manual' });
+      expect(response.status, path).toBe(401);
+    }
+    // A forged cookie is no session.
+    const forged = await fetch(`${h.runtime.url}/admin`, { headers: { cookie: 'pb_admin=eyJraW5kIjoib3BlcmF0b3IifQ.AAAA' }, redirect: 'manual' });
+    expect(forged.status).toBe(303);
+    expect((await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status).toBe('held');
+  });
+
+  it('logs an operator in only with the configured token, into an HttpOnly SameSite cookie', async () => {
+    const wrong = await fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token: 'nope' }), redirect: 'manual' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const right = await fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token: ADMIN_TOKEN }), redirect: 'manual' });
+    expect(right.status).toBe(303);
+    expect(right.headers.get('set-cookie')).toMatch(/^pb_admin=[^;]+; Max-Age=\d+; Path=\/admin; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  });
+
+  it('shows an operator every shop, and refuses a POST without the CSRF token or from another origin', async () => {
+    const admin = await AdminClient.login(h.runtime.url!);
+    const orders = await admin.page('/admin');
+    expect(orders).toContain(held.name);
+    expect(orders).toContain(otherHeld.name);
+    const before = (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))!;
+
+    const noToken = await admin.post(`${heldPath}/cancel`, { version: String(before.version) });
+    expect(noToken.status).toBe(403);
+    const wrongToken = await admin.post(`${heldPath}/cancel`, { version: String(before.version), _csrf: 'x'.repeat(43) });
+    expect(wrongToken.status).toBe(403);
+    const csrf = csrfOf(orders);
+    const crossSite = await admin.post(`${heldPath}/cancel`, { version: String(before.version), _csrf: csrf }, { origin: 'https://evil.example' });
+    expect(crossSite.status).toBe(403);
+    expect((await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.version).toBe(before.version);
+
+    // The dashboard is there for operators, with the queues.
+    const queues = await admin.get('/admin/queues/api/queues');
+    expect(queues.status).toBe(200);
+    expect(JSON.stringify(await queues.json())).toContain('orders');
+  });
+
+  it('records an operator action in the history, and refuses a stale one', async () => {
+    const admin = await AdminClient.login(h.runtime.url!);
+    const page = await admin.page(otherPath);
+    const before = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
+    const response = await admin.post(`${otherPath}/cancel`, { version: String(before.version), _csrf: csrfOf(page) });
+    expect(response.status).toBe(303);
+    await waitFor(async () => (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))?.status === 'cancelled', { what: 'the cancelled order' });
+    const history = await h.runtime.store.history(OTHER_SHOP, otherHeld.admin_graphql_api_id);
+    expect(history.find((e) => e.source === 'operator')).toMatchObject({ event: 'cancellation requested by operator' });
+    const link = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
+    expect(link.cancelRequested?.by).toBe('operator');
+
+    // The same form again (a double click): the order changed since, so nothing is done, and that is said.
+    const again = await admin.post(`${otherPath}/cancel`, { version: String(before.version), _csrf: csrfOf(page) });
+    expect(again.status).toBe(303);
+    const shown = await admin.page(again.headers.get('location')!);
+    expect(shown).toContain('changed since the page was loaded');
+  });
+
+  it('lets an embedded viewer in with a Shopify session token, scoped to their shop', async () => {
+    const token = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const response = await fetch(`${h.runtime.url}/admin?embedded=1&shop=${SHOP}&host=abc&id_token=${token}`);
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain(held.name);
+    expect(page).not.toContain(otherHeld.name);
+    expect(response.headers.get('content-security-policy')).toContain(`frame-ancestors https://${SHOP} https://admin.shopify.com`);
+    expect(response.headers.get('set-cookie')).toBeNull();
+
+    // The session travels in the links; it opens the shop's own order and nothing of another shop.
+    const carried = /href="\/admin\/problems\?s=([^"]+)"/.exec(page)![1]!;
+    const own = await fetch(`${h.runtime.url}${heldPath}?s=${carried}`);
+    expect(own.status).toBe(200);
+    const ownPage = await own.text();
+    expect(ownPage).toContain('Resubmit with current mapping');
+    expect((await fetch(`${h.runtime.url}${otherPath}?s=${carried}`)).status).toBe(404);
+    expect((await fetch(`${h.runtime.url}/admin/queues?s=${carried}`)).status).toBe(403);
+
+    // Its forms work with the carried session and CSRF token (no cookie), and only for its shop.
+    const other = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
+    const refused = await fetch(`${h.runtime.url}${otherPath}/retry`, {
+      method: 'POST',
+      body: new URLSearchParams({ _s: carried, _csrf: csrfOf(ownPage), version: String(other.version) }),
+      redirect: 'manual',
+    });
+    expect(refused.status).toBe(404);
+    const noCsrf = await fetch(`${h.runtime.url}${heldPath}/retry`, { method: 'POST', body: new URLSearchParams({ _s: carried }), redirect: 'manual' });
+    expect(noCsrf.status).toBe(403);
+    const preview = await fetch(`${h.runtime.url}/admin/mappings/preview`, {
+      method: 'POST',
+      body: new URLSearchParams({ _s: carried, _csrf: csrfOf(ownPage), orderId: orderTail(held.admin_graphql_api_id) }),
+    });
+    expect(preview.status).toBe(200);
+    expect(await preview.text()).toContain('MUG-1');
+  });
+
+  it('refuses a session token with a wrong signature, an expired one, or one for another app', async () => {
+    const tokens = [
+      sessionToken('not-the-secret', { shop: SHOP, apiKey: 'test-key' }),
+      sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key', expSeconds: -120 }),
+      sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'another-app' }),
+    ];
+    for (const token of tokens) {
+      const response = await fetch(`${h.runtime.url}/admin?shop=${SHOP}&id_token=${token}`, { redirect: 'manual' });
+      expect(response.status).toBe(401);
+      expect(await response.text()).not.toContain(held.name);
+    }
+    // A carried session edited to another shop no longer verifies.
+    const token = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const page = await (await fetch(`${h.runtime.url}/admin?id_token=${token}`)).text();
+    const carried = /href="\/admin\/problems\?s=([^"]+)"/.exec(page)![1]!;
+    const [payload, mac] = decodeURIComponent(carried).split('.');
+    const edited = Buffer.from(Buffer.from(payload!, 'base64url').toString().replace(SHOP, OTHER_SHOP)).toString('base64url');
+    expect((await fetch(`${h.runtime.url}/admin?s=${encodeURIComponent(`${edited}.${mac}`)}`, { redirect: 'manual' })).status).toBe(401);
+  });
+});
