@@ -7,17 +7,28 @@ const SCAN_LIMIT = 500;
 export interface OrderFailedJob extends FailedJob {
   shop: string;
   orderId: string;
+  /** Epoch ms of the final failure. */
+  failedAt: number;
 }
 
 export interface AdminFailedJobs extends FailedJobsPort {
   /** Failed jobs about orders, newest first; with a shop, only that shop's. */
   list(shop?: string): Promise<OrderFailedJob[]>;
+  forOrder(shop: string, orderId: string): Promise<OrderFailedJob[]>;
+}
+
+/**
+ * A failure from before the order last changed status is history (a submit that failed while the order was held,
+ * which has since been resubmitted): it is in the order's history, not a problem to act on.
+ */
+export function isCurrentFailure(job: Pick<OrderFailedJob, 'failedAt'>, link: { statusAt: string } | undefined): boolean {
+  return !link || job.failedAt >= Date.parse(link.statusAt);
 }
 
 /** Failed jobs of the queues whose jobs name an order (`shop`, `orderId` in their data). */
 export function queueFailedJobs(queues: readonly Queue[]): AdminFailedJobs {
   async function list(shop?: string): Promise<OrderFailedJob[]> {
-    const found: (OrderFailedJob & { at: number })[] = [];
+    const found: OrderFailedJob[] = [];
     for (const queue of queues) {
       const jobs = await queue.getFailed(0, SCAN_LIMIT - 1);
       for (const job of jobs) {
@@ -32,18 +43,18 @@ export function queueFailedJobs(queues: readonly Queue[]): AdminFailedJobs {
           shop: data.shop,
           orderId: data.orderId,
           failedReason: job.failedReason || 'no reason recorded',
-          at: job.finishedOn ?? job.timestamp,
+          failedAt: job.finishedOn ?? job.timestamp,
           retry: async () => {
             await job.retry('failed');
           },
         });
       }
     }
-    return found.sort((a, b) => b.at - a.at);
+    return found.sort((a, b) => b.failedAt - a.failedAt);
   }
   return {
     list,
-    async forOrder(shop, orderId) {
+    async forOrder(shop: string, orderId: string): Promise<OrderFailedJob[]> {
       return (await list(shop)).filter((j) => j.orderId === orderId);
     },
   };

@@ -17,7 +17,7 @@ import {
 } from '../bridge/operator-actions.js';
 import type { OrderStore } from '../bridge/order-store.js';
 import { ORDER_STATUSES, type OrderStatus } from '../bridge/status.js';
-import type { AdminFailedJobs } from './failed-jobs.js';
+import { type AdminFailedJobs, isCurrentFailure } from './failed-jobs.js';
 import { html, type Html } from './html.js';
 import type { AdminMappingPort } from './mappings.js';
 import { type AdminSession, equalText, OPERATOR_SESSION_MS, SessionSigner, SHOP_SESSION_MS } from './session.js';
@@ -106,7 +106,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
   const forms = express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 50 });
 
   router.use('/admin', (_req, res, next) => {
-    res.set({ 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    res.set({ 'Referrer-Policy': 'same-origin', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
     next();
   });
 
@@ -180,11 +180,12 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const target = orderTarget(req, viewer);
     const link = target && (await deps.store.get(target.shop, target.orderId));
     if (!target || !link) return notFound(req, res, viewer);
-    const [history, failedJobs, problems] = await Promise.all([
+    const [history, allFailed, problems] = await Promise.all([
       deps.store.history(link.shop, link.orderId),
       deps.failedJobs.forOrder(link.shop, link.orderId),
       problemCount(viewer),
     ]);
+    const failedJobs = allFailed.filter((j) => isCurrentFailure(j, link));
     const allowed = {
       resubmit: (RESUBMITTABLE as readonly string[]).includes(link.status),
       retry: failedJobs.length > 0 ? !(RESUBMITTABLE as readonly string[]).includes(link.status) : (RETRYABLE as readonly string[]).includes(link.status),
@@ -234,7 +235,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
         held: held.links,
         errored: errored.links,
         // Held and errored orders are listed above with Resubmit; their failed submit job tells the same story.
-        failedJobs: failedJobs.filter((j) => !j.link || !(RESUBMITTABLE as readonly string[]).includes(j.link.status)),
+        failedJobs: failedJobs.filter((j) => isCurrentFailure(j, j.link) && (!j.link || !(RESUBMITTABLE as readonly string[]).includes(j.link.status))),
         postbacks,
         problems,
       }),

@@ -53,7 +53,7 @@ export function layout(ctx: PageContext, title: string, current: string, body: H
   if (ctx.viewer.kind === 'operator') nav.push(['queues', 'Queues', '/admin/queues']);
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · print-bridge</title>
 ${ctx.embedded ? html`<meta name="shopify-api-key" content="${ctx.embedded.apiKey}"><script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>` : ''}
 <style>${trusted(ADMIN_CSS)}</style></head>
@@ -72,7 +72,7 @@ ${body}
 export function loginPage(options: { error?: string; enabled: boolean }): Html {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>Operator login · print-bridge</title><style>${trusted(ADMIN_CSS)}</style></head>
+<meta name="referrer" content="same-origin"><title>Operator login · print-bridge</title><style>${trusted(ADMIN_CSS)}</style></head>
 <body><main><div class="login card">
 <h1>print-bridge operator login</h1>
 ${options.error ? html`<div class="banner critical" role="alert">${options.error}</div>` : ''}

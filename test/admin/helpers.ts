@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { testMapping } from '../helpers/harness.js';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
@@ -70,3 +71,21 @@ export function sessionToken(secret: string, fields: { shop: string; apiKey: str
 export function orderTail(gid: string): string {
   return gid.split('/').pop()!;
 }
+
+/** The test mapping plus rules that fix the two broken orders: MUG-* and PRINT-POSTER print as PRINT-A5. */
+const FIXED_RULES = `  - match: { sku: "MUG-*" }
+    sku: "PRINT-A5"
+    components:
+      - code: cover
+        path: "https://files.example.com/mug.pdf"
+  - match: { sku: "PRINT-POSTER" }
+    sku: "PRINT-A5"
+    components:
+      - code: cover
+        path: "https://files.example.com/poster.pdf"
+`;
+
+export function fixedMapping(validate: boolean): string {
+  return testMapping({ validate }).replace('products:\n', `products:\n${FIXED_RULES}`);
+}
+

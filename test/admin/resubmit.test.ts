@@ -5,30 +5,13 @@ import { DEMO_ACCOUNT_ID, parseAccounts } from '../../src/emulator/accounts.js';
 import { demoTriggers } from '../../src/emulator/demo-triggers.js';
 import { parseTriggers } from '../../src/emulator/triggers.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor } from '../helpers/harness.js';
-import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail } from './helpers.js';
+import { ADMIN_TOKEN, AdminClient, csrfOf, fixedMapping, orderTail } from './helpers.js';
 
 /**
  * Resubmit after fixing the mapping, end to end: webhook → held (or refused at the printer) → the mapping file is
  * fixed and hot-reloaded → the operator presses Resubmit on the admin page → exactly one live order at the printer,
  * and the order moves on.
  */
-
-/** The test mapping plus rules that fix the two broken orders: MUG-* and PRINT-POSTER print as PRINT-A5. */
-export const FIXED_RULES = `  - match: { sku: "MUG-*" }
-    sku: "PRINT-A5"
-    components:
-      - code: cover
-        path: "https://files.example.com/mug.pdf"
-  - match: { sku: "PRINT-POSTER" }
-    sku: "PRINT-A5"
-    components:
-      - code: cover
-        path: "https://files.example.com/poster.pdf"
-`;
-
-export function fixedMapping(validate: boolean): string {
-  return testMapping({ validate }).replace('products:\n', `products:\n${FIXED_RULES}`);
-}
 
 describe('resubmit after fixing the mapping', () => {
   let h: Harness;
