@@ -6,10 +6,14 @@ import type { MappingsView, PreviewResult } from './views.js';
 
 /** What the mappings page needs of the mapping registry. */
 export interface AdminMappingPort {
-  files(): MappingsView['files'];
-  /** `FILE:LINE:COL message` lines. */
-  problems(): string[];
-  warnings(): string[];
+  /**
+   * Files in use; with a shop (an embedded viewer), only the files that can serve it, naming no other store:
+   * one merchant never learns which other stores the app serves.
+   */
+  files(shop?: string): MappingsView['files'];
+  /** `FILE:LINE:COL message` lines; with a shop, only those of the files that can serve it. */
+  problems(shop?: string): string[];
+  warnings(shop?: string): string[];
   /** The print order a Shopify order body (JSON text) becomes for a shop with the mappings in force now. */
   preview(bodyText: string, shop?: string): PreviewResult;
 }
@@ -18,10 +22,18 @@ export interface AdminMappingPort {
 export const PREVIEW_SHOP = 'preview.myshopify.com';
 
 export function registryAdminMappings(registry: MappingRegistry): AdminMappingPort {
+  const visible = (shop: string | undefined) => registry.mappings().filter((m) => !shop || m.shops.includes(shop) || m.shops.includes('*'));
   return {
-    files: () => registry.mappings().map((m) => ({ file: m.file, shops: m.shops, destination: m.config.destination.source })),
-    problems: () => registry.problems().map(formatFileProblem),
-    warnings: () => registry.warnings().map(formatFileProblem),
+    files: (shop) =>
+      visible(shop).map((m) => ({ file: m.file, shops: shop ? m.shops.filter((s) => s === shop || s === '*') : m.shops, destination: m.config.destination.source })),
+    problems: (shop) => {
+      const files = shop ? new Set(visible(shop).map((m) => m.file)) : undefined;
+      return registry.problems().filter((p) => !files || files.has(p.file)).map(formatFileProblem);
+    },
+    warnings: (shop) => {
+      const files = shop ? new Set(visible(shop).map((m) => m.file)) : undefined;
+      return registry.warnings().filter((p) => !files || files.has(p.file)).map(formatFileProblem);
+    },
     preview(bodyText, shopGiven) {
       let body: unknown;
       try {

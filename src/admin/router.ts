@@ -259,7 +259,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
   router.get('/admin/mappings', async (req, res) => {
     const viewer = viewerOf(res);
     const problems = await problemCount(viewer);
-    render(req, res, viewer, (ctx) => mappingsPage(ctx, { ...mappingsView(), problems_count: problems }));
+    render(req, res, viewer, (ctx) => mappingsPage(ctx, { ...mappingsView(viewer), problems_count: problems }));
   });
 
   router.post('/admin/mappings/preview', async (req, res) => {
@@ -286,7 +286,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
       preview = { ok: false as const, problems: ['Give an order id or paste an order body.'] };
     }
     const problems = await problemCount(viewer);
-    render(req, res, viewer, (ctx) => mappingsPage(ctx, { ...mappingsView(), preview, input, problems_count: problems }));
+    render(req, res, viewer, (ctx) => mappingsPage(ctx, { ...mappingsView(viewer), preview, input, problems_count: problems }));
   });
 
   // ---- the queue dashboard, operators only -------------------------------------------------------------------
@@ -382,8 +382,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
     return (counts.held ?? 0) + (counts.error ?? 0) + postbacks;
   }
 
-  function mappingsView() {
-    return { files: deps.mappings.files(), problems: deps.mappings.problems(), warnings: deps.mappings.warnings() };
+  function mappingsView(viewer: Viewer) {
+    const shop = scopeOf(viewer);
+    return { files: deps.mappings.files(shop), problems: deps.mappings.problems(shop), warnings: deps.mappings.warnings(shop) };
   }
 
   function linkFor(viewer: Viewer, path: string, query: Record<string, string | number | undefined> = {}): string {

@@ -26,6 +26,7 @@ h3{font-size:13px;font-weight:650;margin:12px 0 8px}
 .muted{color:#616161}
 .small{font-size:12px}
 .mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,monospace;font-size:12px;word-break:break-all}
+.nowrap{white-space:nowrap;word-break:normal}
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 12px;border-bottom:1px solid #ebebeb;vertical-align:top}
@@ -76,7 +77,7 @@ ul.problems li{margin:4px 0}
   .timeline li{grid-template-columns:1fr}
   table.stack thead{display:none}
   table.stack tr{display:block;border-bottom:1px solid #ebebeb;padding:8px 0}
-  table.stack td{display:grid;grid-template-columns:110px 1fr;gap:8px;border:0;padding:3px 12px}
+  table.stack td{display:grid;grid-template-columns:110px minmax(0,1fr);justify-items:start;gap:8px;border:0;padding:3px 12px}
   table.stack td::before{content:attr(data-label);color:#616161;font-weight:550}
   .top .who{margin-left:0}
 }

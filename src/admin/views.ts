@@ -102,12 +102,13 @@ export function orderPath(link: Pick<OrderLink, 'shop' | 'orderId'>): string {
 
 function shipmentsCell(link: OrderLink): Html {
   if (link.shipments.length === 0) return html`<span class="muted">—</span>`;
-  return html`${link.shipments.map(
+  // One wrapper: at phone width the cell is a two-column grid (label, content).
+  return html`<div>${link.shipments.map(
     (s) =>
       html`<div>#${s.index} ${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${
-        s.trackingNumber ? html` <span class="mono">${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>` : ''
+        s.trackingNumber ? html` <span class="mono nowrap">${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>` : ''
       }</div>`,
-  )}`;
+  )}</div>`;
 }
 
 export function ordersPage(
@@ -210,10 +211,10 @@ ${
     : html`<div class="table-wrap"><table class="stack"><thead><tr><th>#</th><th>Status</th><th>Line items</th><th>Carrier and tracking</th><th>Shopify fulfillment</th></tr></thead><tbody>
 ${l.shipments.map(
   (s) => html`<tr><td data-label="#">${s.index}</td>
-<td data-label="Status">${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</td>
-<td data-label="Line items">${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</td>
+<td data-label="Status"><div>${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div></td>
+<td data-label="Line items"><div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div></td>
 <td data-label="Tracking" class="mono">${s.trackingNumber ? `${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}` : '—'}</td>
-<td data-label="Fulfillment" class="mono">${s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—')}${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</td></tr>`,
+<td data-label="Fulfillment" class="mono"><div>${s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—')}${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div></td></tr>`,
 )}
 </tbody></table></div>`
 }

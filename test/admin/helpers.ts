@@ -75,6 +75,7 @@ export function orderTail(gid: string): string {
 /** The test mapping plus rules that fix the two broken orders: MUG-* and PRINT-POSTER print as PRINT-A5. */
 const FIXED_RULES = `  - match: { sku: "MUG-*" }
     sku: "PRINT-A5"
+    shipment: "{{ line.vendor | default: 'main' }}"
     components:
       - code: cover
         path: "https://files.example.com/mug.pdf"
