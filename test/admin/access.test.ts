@@ -163,4 +163,33 @@ describe('admin access', () => {
     const edited = Buffer.from(Buffer.from(payload!, 'base64url').toString().replace(SHOP, OTHER_SHOP)).toString('base64url');
     expect((await fetch(`${h.runtime.url}/admin?s=${encodeURIComponent(`${edited}.${mac}`)}`, { redirect: 'manual' })).status).toBe(401);
   });
+
+  it('previews a pasted body with everything from it escaped, and lets an operator dismiss an unreadable postback', async () => {
+    const admin = await AdminClient.login(h.runtime.url!);
+    const csrf = await admin.csrf('/admin/mappings');
+    const body = orderBody([{ sku: 'PRINT-A5', title: '<script>alert(1)</script>' }], { name: '#<img src=x onerror=alert(1)>' });
+    const preview = await admin.post('/admin/mappings/preview', { _csrf: csrf, shop: SHOP, body: JSON.stringify(body) });
+    expect(preview.status).toBe(200);
+    const page = await preview.text();
+    expect(page).toContain('&#34;sku&#34;: &#34;PRINT-A5&#34;');
+    expect(page).not.toContain('<script>alert(1)');
+    expect(page).not.toContain('<img src=x');
+    const broken = await admin.post('/admin/mappings/preview', { _csrf: csrf, body: '{"line_items": [' });
+    expect(await broken.text()).toContain('The body is not JSON');
+
+    await fetch(`${h.runtime.url}/postbacks/postback-test-token`, { method: 'POST', body: '<b>not an event</b>' });
+    const problems = await admin.page('/admin/problems');
+    expect(problems).toContain('&#60;b&#62;not an event&#60;/b&#62;');
+    const action = /action="(\/admin\/postbacks\/[^"]+\/dismiss)"/.exec(problems)![1]!;
+    const embedded = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const shopPage = await (await fetch(`${h.runtime.url}/admin/problems?id_token=${embedded}`)).text();
+    expect(shopPage).not.toContain('not an event');
+    const carried = /href="\/admin\?s=([^"]+)"/.exec(shopPage)![1]!;
+    const byShop = await fetch(`${h.runtime.url}${action}`, { method: 'POST', body: new URLSearchParams({ _s: decodeURIComponent(carried), _csrf: csrfOf(shopPage) }), redirect: 'manual' });
+    expect(byShop.status).toBe(403);
+    const dismissed = await admin.post(action, { _csrf: csrfOf(problems) });
+    expect(dismissed.status).toBe(303);
+    expect(await admin.page(dismissed.headers.get('location')!)).toContain('The postback was dismissed.');
+    expect((await h.runtime.store.listUnreadablePostbacks()).entries).toEqual([]);
+  });
 });
