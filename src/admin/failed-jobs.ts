@@ -7,8 +7,6 @@ const SCAN_LIMIT = 500;
 export interface OrderFailedJob extends FailedJob {
   shop: string;
   orderId: string;
-  /** Epoch ms of the final failure. */
-  failedAt: number;
 }
 
 export interface AdminFailedJobs extends FailedJobsPort {

@@ -26,6 +26,8 @@ export interface FailedJob {
   id: string;
   name: string;
   failedReason: string;
+  /** Epoch ms of the final failure. */
+  failedAt: number;
   retry(): Promise<void>;
 }
 
@@ -163,7 +165,8 @@ export async function retryOrder(deps: OperatorActionDeps, input: OperatorAction
   if ((RESUBMITTABLE as readonly string[]).includes(current.status)) {
     return refuse(deps, input, 'retry', `${name} is ${current.status}: use Resubmit, which re-maps it and asks the print service first.`);
   }
-  const failed = await deps.failedJobs.forOrder(input.shop, input.orderId);
+  // A failure from before the order's last status change is history (e.g. the submit that failed while it was held).
+  const failed = (await deps.failedJobs.forOrder(input.shop, input.orderId)).filter((j) => j.failedAt >= Date.parse(current.statusAt));
   if (failed.length > 0) {
     for (const job of failed) await job.retry();
     const detail = failed.map((j) => `${j.queue}/${j.name} (${j.failedReason})`).join('; ');

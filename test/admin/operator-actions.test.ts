@@ -115,10 +115,16 @@ describe('operator actions', () => {
   it('retries failed jobs, re-enqueues a stuck submission, and sends held or errored orders to Resubmit', async () => {
     const stuck = await order('submitting', { submitAttempts: 1 });
     let retried = 0;
-    failed = [{ queue: 'orders', id: '1', name: 'submit', failedReason: 'print service unreachable', retry: async () => void (retried += 1) }];
+    failed = [{ queue: 'orders', id: '1', name: 'submit', failedReason: 'print service unreachable', failedAt: Date.now() + 1000, retry: async () => void (retried += 1) }];
     expect((await retryOrder(deps, input(stuck))).kind).toBe('done');
     expect(retried).toBe(1);
     expect(await operatorEvents(stuck)).toEqual(['failed jobs retried by operator']);
+
+    // A failure from before the order's last status change is not retried.
+    const moved = await order('received');
+    failed = [{ queue: 'orders', id: '2', name: 'submit', failedReason: 'old', failedAt: Date.parse(moved.statusAt) - 1000, retry: async () => void (retried += 1) }];
+    expect((await retryOrder(deps, input(moved))).kind).toBe('refused');
+    expect(retried).toBe(1);
 
     failed = [];
     const pending = await order('pending');
