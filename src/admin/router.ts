@@ -397,14 +397,14 @@ export function createAdminRouter(deps: AdminDeps): Router {
 
   function sealFlash(flash: z.infer<typeof flashSchema>): string {
     // Signed so a crafted link cannot put words in the app's mouth.
-    return signer.sign({ kind: 'operator', sid: Buffer.from(JSON.stringify(flash)).toString('base64url'), exp: clock().getTime() + 60_000 });
+    return signer.seal('flash', JSON.stringify(flash), 60_000);
   }
 
   function openFlash(value: unknown): z.infer<typeof flashSchema> | undefined {
-    const sealed = typeof value === 'string' ? signer.verify(value) : undefined;
-    if (!sealed) return undefined;
+    const text = signer.unseal('flash', typeof value === 'string' ? value : undefined);
+    if (!text) return undefined;
     try {
-      return flashSchema.parse(JSON.parse(Buffer.from(sealed.sid, 'base64url').toString('utf8')));
+      return flashSchema.parse(JSON.parse(text));
     } catch {
       return undefined;
     }

@@ -60,6 +60,29 @@ export class SessionSigner {
     return result.data;
   }
 
+  /**
+   * Signs a short text for a purpose other than a session (a flash message in a redirect URL). The purpose is part
+   * of what is signed, so a sealed text can never pass as a session, nor a session as a sealed text.
+   */
+  seal(purpose: string, text: string, lifetimeMs: number): string {
+    const payload = Buffer.from(JSON.stringify({ text, exp: this.clock().getTime() + lifetimeMs })).toString('base64url');
+    return `${payload}.${this.mac(`sealed:${purpose}:${payload}`)}`;
+  }
+
+  unseal(purpose: string, sealed: string | undefined): string | undefined {
+    if (!sealed || sealed.length > 8192) return undefined;
+    const dot = sealed.indexOf('.');
+    if (dot <= 0) return undefined;
+    const payload = sealed.slice(0, dot);
+    if (!equalText(sealed.slice(dot + 1), this.mac(`sealed:${purpose}:${payload}`))) return undefined;
+    try {
+      const parsed = z.object({ text: z.string(), exp: z.number() }).parse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+      return parsed.exp > this.clock().getTime() ? parsed.text : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   csrfToken(session: AdminSession): string {
     return this.mac(`csrf:${session.sid}`);
   }

@@ -105,6 +105,10 @@ describe('admin access', () => {
     expect(again.status).toBe(303);
     const shown = await admin.page(again.headers.get('location')!);
     expect(shown).toContain('changed since the page was loaded');
+    // The signed flash message in that URL is no session.
+    const flash = new URL(again.headers.get('location')!, h.runtime.url).searchParams.get('flash')!;
+    expect((await fetch(`${h.runtime.url}/admin`, { headers: { cookie: `pb_admin=${flash}` }, redirect: 'manual' })).status).toBe(303);
+    expect((await fetch(`${h.runtime.url}/admin?s=${flash}`, { redirect: 'manual' })).status).toBe(401);
   });
 
   it('lets an embedded viewer in with a Shopify session token, scoped to their shop', async () => {

@@ -39,6 +39,15 @@ describe('SessionSigner', () => {
     expect(signer.checkCsrf(a, ['x'])).toBe(false);
   });
 
+  it('seals texts for a purpose, which never pass as a session or for another purpose', () => {
+    const sealed = signer.seal('flash', 'hello', 60_000);
+    expect(signer.unseal('flash', sealed)).toBe('hello');
+    expect(signer.unseal('other', sealed)).toBeUndefined();
+    expect(signer.verify(sealed)).toBeUndefined();
+    const { token } = signer.create({ kind: 'operator' }, 60_000);
+    expect(signer.unseal('flash', token)).toBeUndefined();
+  });
+
   it('refuses to run without a secret', () => {
     expect(() => new SessionSigner([])).toThrow(/secret/);
     expect(() => new SessionSigner([''])).toThrow(/secret/);
