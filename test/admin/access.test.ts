@@ -196,4 +196,26 @@ describe('admin access', () => {
     expect(await admin.page(dismissed.headers.get('location')!)).toContain('The postback was dismissed.');
     expect((await h.runtime.store.listUnreadablePostbacks()).entries).toEqual([]);
   });
+
+  it('pages through the orders newest first, 25 a page, and filters by status with counts', async () => {
+    for (let i = 0; i < 30; i++) {
+      const orderId = `gid://shopify/Order/77${String(i).padStart(3, '0')}`;
+      await h.runtime.store.update('paging-store.myshopify.com', orderId, () => ({
+        link: { ...h.runtime.store.blank('paging-store.myshopify.com', orderId), orderName: `#P${String(i).padStart(3, '0')}`, status: i % 2 ? 'submitted' : 'pending' },
+      }));
+    }
+    const admin = await AdminClient.login(h.runtime.url!);
+    const names = (page: string) => [...page.matchAll(/>(#P\d{3})</g)].map((m) => m[1]);
+    const first = await admin.page('/admin');
+    expect(names(first)).toHaveLength(25);
+    expect(names(first).slice(0, 3)).toEqual(['#P029', '#P028', '#P027']);
+    expect(first).toMatch(/Page 1 of 2 · 3\d order\(s\)/);
+    const second = await admin.page('/admin?page=2');
+    expect(names(second)).toEqual(['#P004', '#P003', '#P002', '#P001', '#P000']);
+    const submitted = await admin.page('/admin?status=submitted');
+    expect(names(submitted)).toHaveLength(15);
+    expect(submitted).toMatch(/submitted<span class="count">15<\/span>/);
+    // Nonsense in the query falls back to the first page of everything.
+    expect(names(await admin.page('/admin?status=nope&page=-3'))).toHaveLength(25);
+  });
 });
