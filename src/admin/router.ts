@@ -63,6 +63,8 @@ export interface AdminDeps {
   adminToken?: string;
   /** Embedded access from Shopify admin; without it only operators get in. */
   embedded?: EmbeddedAuth;
+  /** Whether the app holds an Admin API token for the shop (else the embedded page offers to connect it). */
+  isShopConnected?: (shop: string) => Promise<boolean>;
   /** Secrets the session key derives from (ADMIN_TOKEN, SHOPIFY_API_SECRET). */
   sessionSecrets: string[];
   /** The app's public URL: Secure cookies when https, and an accepted Origin. */
@@ -170,8 +172,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
       shop ? deps.store.listOfShop(shop, { limit: 0 }).then((l) => l.total) : deps.store.list({ limit: 0 }).then((l) => l.total),
       problemCount(viewer),
     ]);
+    const connectUrl = shop && deps.isShopConnected && !(await deps.isShopConnected(shop)) ? `/auth?shop=${encodeURIComponent(shop)}` : undefined;
     render(req, res, viewer, (ctx) =>
-      ordersPage(ctx, { links: listing.links, total: listing.total, status: query.status, counts, all, page: query.page, pageSize: PAGE_SIZE, problems }),
+      ordersPage(ctx, { links: listing.links, total: listing.total, status: query.status, counts, all, page: query.page, pageSize: PAGE_SIZE, problems, connectUrl }),
     );
   });
 

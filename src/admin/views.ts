@@ -113,7 +113,18 @@ function shipmentsCell(link: OrderLink): Html {
 
 export function ordersPage(
   ctx: PageContext,
-  data: { links: OrderLink[]; total: number; status?: OrderStatus; counts: Record<string, number>; all: number; page: number; pageSize: number; problems: number },
+  data: {
+    links: OrderLink[];
+    total: number;
+    status?: OrderStatus;
+    counts: Record<string, number>;
+    all: number;
+    page: number;
+    pageSize: number;
+    problems: number;
+    /** Set when the app has no Admin API access to the viewer's shop yet: where to install it. */
+    connectUrl?: string;
+  },
 ): Html {
   const pages = Math.max(1, Math.ceil(data.total / data.pageSize));
   const tabs = html`<nav class="tabs" aria-label="Filter by status">
@@ -133,7 +144,11 @@ ${Object.entries(data.counts)
 <td data-label="Updated" class="small muted">${formatTime(l.updatedAt)}</td>
 </tr>`,
   );
-  const body = html`${tabs}
+  // OAuth cannot run inside the Shopify admin iframe: the link opens at the top level.
+  const connect = data.connectUrl
+    ? html`<div class="banner warning">print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.</div>`
+    : '';
+  const body = html`${connect}${tabs}
 <div class="card flush">
 ${
   data.links.length === 0

@@ -175,6 +175,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
                 config.SHOPIFY_API_KEY && config.SHOPIFY_API_SECRET
                   ? { apiKey: config.SHOPIFY_API_KEY, decodeSessionToken: (token) => shopify.session.decodeSessionToken(token) }
                   : undefined,
+              isShopConnected: async (shop) => (await sessions.accessToken(shop)) !== undefined,
               sessionSecrets,
               appUrl: config.APP_URL,
               logger: adminLogger,

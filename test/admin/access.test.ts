@@ -118,6 +118,7 @@ describe('admin access', () => {
     const page = await response.text();
     expect(page).toContain(held.name);
     expect(page).not.toContain(otherHeld.name);
+    expect(page).not.toContain('Connect the store');
     expect(response.headers.get('content-security-policy')).toContain(`frame-ancestors https://${SHOP} https://admin.shopify.com`);
     expect(response.headers.get('set-cookie')).toBeNull();
 
@@ -146,6 +147,14 @@ describe('admin access', () => {
     });
     expect(preview.status).toBe(200);
     expect(await preview.text()).toContain('MUG-1');
+  });
+
+  it('offers an embedded viewer whose store the app cannot reach yet to connect it', async () => {
+    const token = sessionToken(SHOPIFY_SECRET, { shop: OTHER_SHOP, apiKey: 'test-key' });
+    const page = await (await fetch(`${h.runtime.url}/admin?id_token=${token}`)).text();
+    expect(page).toContain(`href="/auth?shop=${OTHER_SHOP}" target="_top"`);
+    expect(page).toContain(otherHeld.name);
+    expect(page).not.toContain(held.name);
   });
 
   it('refuses a session token with a wrong signature, an expired one, or one for another app', async () => {
