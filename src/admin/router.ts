@@ -75,6 +75,9 @@ export interface AdminDeps {
 
 export const SESSION_COOKIE = 'pb_admin';
 const PAGE_SIZE = 25;
+/** Wrong operator tokens allowed per client address in a window, per web process, before logins wait. */
+const LOGIN_FAILURES_ALLOWED = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
 const PROBLEM_LIST_LIMIT = 100;
 
 const loginForm = z.object({ token: z.string().min(1).max(1000) });
@@ -118,15 +121,29 @@ export function createAdminRouter(deps: AdminDeps): Router {
     sendHtml(res, 200, loginPage({ enabled: Boolean(deps.adminToken) }));
   });
 
+  // Guessing the token is slowed down per client address (in this process; several web processes each count).
+  const loginFailures = new Map<string, { count: number; resetAt: number }>();
   router.post('/admin/login', forms, (req, res) => {
     pageHeaders(res, undefined);
     if (!sameOrigin(req)) return refuseOrigin(req, res);
     if (!deps.adminToken) return sendHtml(res, 403, loginPage({ enabled: false }));
+    const client = req.ip ?? 'unknown';
+    const now = clock().getTime();
+    const failures = loginFailures.get(client);
+    if (failures && failures.resetAt > now && failures.count >= LOGIN_FAILURES_ALLOWED) {
+      res.set('Retry-After', String(Math.ceil((failures.resetAt - now) / 1000)));
+      return sendHtml(res, 429, loginPage({ enabled: true, error: 'Too many wrong tokens from this address; try again later.' }));
+    }
     const parsed = loginForm.safeParse(req.body);
     if (!parsed.success || !equalText(parsed.data.token, deps.adminToken)) {
-      deps.logger.warn({ route: 'admin/login', ip: req.ip }, 'operator login refused');
+      const current = failures && failures.resetAt > now ? failures : { count: 0, resetAt: now + LOGIN_WINDOW_MS };
+      current.count += 1;
+      if (loginFailures.size > 10_000) loginFailures.clear();
+      loginFailures.set(client, current);
+      deps.logger.warn({ route: 'admin/login', ip: client, failures: current.count }, 'operator login refused');
       return sendHtml(res, 401, loginPage({ enabled: true, error: 'That token is not right.' }));
     }
+    loginFailures.delete(client);
     const { token } = signer.create({ kind: 'operator' }, OPERATOR_SESSION_MS);
     res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/admin', maxAge: OPERATOR_SESSION_MS });
     deps.logger.info({ route: 'admin/login', ip: req.ip }, 'operator logged in');

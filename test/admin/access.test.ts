@@ -227,4 +227,15 @@ describe('admin access', () => {
     // Nonsense in the query falls back to the first page of everything.
     expect(names(await admin.page('/admin?status=nope&page=-3'))).toHaveLength(25);
   });
+
+  it('slows down guessing the operator token', async () => {
+    // A client address of its own (the app trusts X-Forwarded-For from its proxy).
+    const attempt = (token: string) =>
+      fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token }), headers: { 'x-forwarded-for': '203.0.113.9' }, redirect: 'manual' });
+    for (let i = 0; i < 10; i++) expect((await attempt(`guess-${i}`)).status).toBe(401);
+    const blocked = await attempt(ADMIN_TOKEN);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('set-cookie')).toBeNull();
+    expect((await AdminClient.login(h.runtime.url!)).cookie).toMatch(/^pb_admin=/);
+  });
 });
