@@ -164,7 +164,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
       if (!sameOrigin(req)) return refuseOrigin(req, res);
       // The dashboard's own JSON API cannot carry our token; SameSite=Lax plus the Origin check above protect it.
       const isDashboardApi = req.path.startsWith('/queues/');
-      if (isDashboardApi ? !req.get('origin') && !req.get('referer') : !signer.checkCsrf(viewer.session, (req.body as Record<string, unknown> | undefined)?._csrf)) {
+      const csrfOk = isDashboardApi ? Boolean(req.get('origin')) || sameOriginReferer(req) : signer.checkCsrf(viewer.session, (req.body as Record<string, unknown> | undefined)?._csrf);
+      if (!csrfOk) {
         deps.logger.warn({ route: req.path, ip: req.ip }, 'admin request without a valid CSRF token refused');
         pageHeaders(res, undefined);
         return sendHtml(res, 403, messagePage('Refused', 'The form was not sent from this app (missing or wrong CSRF token). Reload the page and try again.'));
@@ -364,6 +365,17 @@ export function createAdminRouter(deps: AdminDeps): Router {
     if (!origin || origin === 'null') return origin !== 'null';
     const own = `${req.protocol}://${req.get('host') ?? ''}`;
     return origin === own || origin === appOrigin;
+  }
+
+  function sameOriginReferer(req: Request): boolean {
+    const referer = req.get('referer');
+    if (!referer) return false;
+    try {
+      const origin = new URL(referer).origin;
+      return origin === `${req.protocol}://${req.get('host') ?? ''}` || origin === appOrigin;
+    } catch {
+      return false;
+    }
   }
 
   function refuseOrigin(req: Request, res: Response): void {

@@ -82,10 +82,16 @@ describe('admin access', () => {
     expect(crossSite.status).toBe(403);
     expect((await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.version).toBe(before.version);
 
-    // The dashboard is there for operators, with the queues.
+    // The dashboard is there for operators, with the queues; its own API calls need a same-origin Origin or Referer.
     const queues = await admin.get('/admin/queues/api/queues');
     expect(queues.status).toBe(200);
     expect(JSON.stringify(await queues.json())).toContain('orders');
+    const put = (headers: Record<string, string>) =>
+      fetch(`${h.runtime.url}/admin/queues/api/queues/orders/pause`, { method: 'PUT', headers: { cookie: admin.cookie, ...headers }, redirect: 'manual' });
+    expect((await put({})).status).toBe(403);
+    expect((await put({ referer: 'https://evil.example/admin' })).status).toBe(403);
+    expect((await put({ origin: 'https://evil.example' })).status).toBe(403);
+    expect(await h.runtime.queues.orders.isPaused()).toBe(false);
   });
 
   it('records an operator action in the history, and refuses a stale one', async () => {
