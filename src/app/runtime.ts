@@ -21,6 +21,9 @@ import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
 import { LivenessMonitor } from '../web/liveness.js';
+import { createAdminRouter } from '../admin/router.js';
+import { queueFailedJobs } from '../admin/failed-jobs.js';
+import { registryAdminMappings } from '../admin/mappings.js';
 import { createPostbackRouter } from '../web/postbacks.js';
 import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
 import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
@@ -156,6 +159,39 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ],
       mount: (express) => {
         mountAuthRoutes(express, { shopify, sessions, logger });
+        const sessionSecrets = [config.ADMIN_TOKEN, config.SHOPIFY_API_SECRET].filter((s): s is string => Boolean(s));
+        if (sessionSecrets.length > 0) {
+          const failedJobs = queueFailedJobs([webQueues.orders, webQueues.shopify]);
+          const adminLogger = logger.child({ component: 'admin' });
+          express.use(
+            createAdminRouter({
+              store: requestStore,
+              actions: {
+                store: requestStore,
+                mapping: deps.mapping,
+                printService,
+                scheduler: new QueueScheduler(webQueues),
+                failedJobs,
+                logger: adminLogger,
+                clock: deps.clock,
+              },
+              failedJobs,
+              mappings: registryAdminMappings(registry),
+              queues: [webQueues.webhooks, webQueues.orders, webQueues.events, webQueues.shopify, webQueues.maintenance],
+              adminToken: config.ADMIN_TOKEN,
+              embedded:
+                config.SHOPIFY_API_KEY && config.SHOPIFY_API_SECRET
+                  ? { apiKey: config.SHOPIFY_API_KEY, decodeSessionToken: (token) => shopify.session.decodeSessionToken(token) }
+                  : undefined,
+              isShopConnected: async (shop) => (await sessions.accessToken(shop)) !== undefined,
+              sessionSecrets,
+              appUrl: config.APP_URL,
+              logger: adminLogger,
+            }),
+          );
+        } else {
+          logger.warn('admin pages are off: neither ADMIN_TOKEN nor SHOPIFY_API_SECRET is configured');
+        }
         express.use(
           createPostbackRouter({
             tokens: config.POSTBACK_TOKEN ?? [],

@@ -251,6 +251,39 @@ export class OrderStore {
     return { total, links: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink) };
   }
 
+  /**
+   * One shop's orders, newest first (the embedded admin pages). Members are `shop|orderId`, so the index is scanned
+   * for the shop's prefix without reading other shops' records.
+   */
+  async listOfShop(shop: string, options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    const index = options.status ? this.key('index', 'status', options.status) : this.key('index', 'updated');
+    const scored = await this.scanShopMembers(index, shop);
+    scored.sort((a, b) => b.score - a.score);
+    const offset = options.offset ?? 0;
+    const page = scored.slice(offset, offset + (options.limit ?? 50));
+    if (page.length === 0) return { total: scored.length, links: [] };
+    const raws = await this.redis.mget(page.map((m) => this.key('link', ...splitMember(m.member))));
+    return { total: scored.length, links: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink) };
+  }
+
+  async countByStatusOfShop(shop: string, statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    const counts = await Promise.all(statuses.map(async (s) => (await this.scanShopMembers(this.key('index', 'status', s), shop)).length));
+    return Object.fromEntries(statuses.map((s, i) => [s, counts[i] ?? 0]));
+  }
+
+  private async scanShopMembers(index: string, shop: string): Promise<{ member: string; score: number }[]> {
+    const pattern = `${shop.replace(/[*?[\]\\]/g, '\\$&')}|*`;
+    const found: { member: string; score: number }[] = [];
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.zscan(index, cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      for (let i = 0; i + 1 < flat.length; i += 2) found.push({ member: flat[i]!, score: Number(flat[i + 1]) });
+    } while (cursor !== '0');
+    // ZSCAN may return a member twice while the index changes.
+    return [...new Map(found.map((f) => [f.member, f])).values()];
+  }
+
   /** Orders in a status since before `beforeMs` (oldest first): candidates for a check with the print service. */
   async listQuietSince(status: OrderStatus, beforeMs: number, limit: number): Promise<OrderLink[]> {
     const members = await this.redis.zrangebyscore(this.key('index', 'status', status), '-inf', String(beforeMs), 'LIMIT', 0, limit);

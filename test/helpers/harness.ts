@@ -58,7 +58,7 @@ export async function startHarness(
     roles?: { web: boolean; worker: boolean };
     lockDurationMs?: number;
     logger?: Logger;
-    /** Further environment variables for the app's configuration. */
+    /** Further environment variables for the app's configuration (e.g. ADMIN_TOKEN). */
     env?: Record<string, string>;
   } = {},
 ): Promise<Harness> {

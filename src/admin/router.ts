@@ -1,0 +1,506 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { Queue } from 'bullmq';
+import express, { type Request, type Response, Router } from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import {
+  cancelOrderByOperator,
+  type OperatorActionDeps,
+  type OperatorActionInput,
+  type OperatorActionOutcome,
+  RESUBMITTABLE,
+  RETRYABLE,
+  resubmitOrder,
+  retryOrder,
+} from '../bridge/operator-actions.js';
+import type { OrderStore } from '../bridge/order-store.js';
+import { ORDER_STATUSES, type OrderStatus } from '../bridge/status.js';
+import { type AdminFailedJobs, isCurrentFailure } from './failed-jobs.js';
+import { html, type Html } from './html.js';
+import type { AdminMappingPort } from './mappings.js';
+import { type AdminSession, equalText, OPERATOR_SESSION_MS, SessionSigner, SHOP_SESSION_MS } from './session.js';
+import { loginPage, mappingsPage, messagePage, orderPage, ordersPage, type PageContext, problemsPage } from './views.js';
+
+/**
+ * The merchant and operator pages under /admin (docs/admin.md). Two ways in:
+ * - operators log in with ADMIN_TOKEN and get a signed HttpOnly cookie; they see every shop and the queue dashboard;
+ * - a merchant opens the app inside Shopify admin, which loads it with a session token (`id_token`) that the Shopify
+ *   library verifies; that viewer sees their own shop only, and the session travels in links and forms, not cookies.
+ * Every POST needs the session's CSRF token and, when the browser sends one, a same-origin Origin.
+ */
+
+export type AdminStore = Pick<
+  OrderStore,
+  | 'get'
+  | 'list'
+  | 'listOfShop'
+  | 'countByStatus'
+  | 'countByStatusOfShop'
+  | 'history'
+  | 'getOrderBody'
+  | 'listUnreadablePostbacks'
+  | 'removeUnreadablePostback'
+  | 'countUnreadablePostbacks'
+  | 'note'
+>;
+
+export interface EmbeddedAuth {
+  apiKey: string;
+  /** The library's `shopify.session.decodeSessionToken`: verifies signature, expiry and audience. */
+  decodeSessionToken(token: string): Promise<{ dest?: unknown; sub?: unknown }>;
+}
+
+export interface AdminDeps {
+  store: AdminStore;
+  actions: OperatorActionDeps;
+  failedJobs: AdminFailedJobs;
+  mappings: AdminMappingPort;
+  /** Queues shown on the operators' dashboard. */
+  queues: readonly Queue[];
+  /** Operator login; without it only embedded access works. */
+  adminToken?: string;
+  /** Embedded access from Shopify admin; without it only operators get in. */
+  embedded?: EmbeddedAuth;
+  /** Whether the app holds an Admin API token for the shop (else the embedded page offers to connect it). */
+  isShopConnected?: (shop: string) => Promise<boolean>;
+  /** Secrets the session key derives from (ADMIN_TOKEN, SHOPIFY_API_SECRET). */
+  sessionSecrets: string[];
+  /** The app's public URL: Secure cookies when https, and an accepted Origin. */
+  appUrl?: string;
+  logger: Logger;
+  clock?: () => Date;
+}
+
+export const SESSION_COOKIE = 'pb_admin';
+const PAGE_SIZE = 25;
+/** Wrong operator tokens allowed per client address in a window, per web process, before logins wait. */
+const LOGIN_FAILURES_ALLOWED = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
+const PROBLEM_LIST_LIMIT = 100;
+
+const loginForm = z.object({ token: z.string().min(1).max(1000) });
+const actionForm = z.object({
+  version: z.coerce.number().int().nonnegative().optional(),
+  back: z.enum(['problems', 'order']).optional(),
+});
+const previewForm = z.object({
+  shop: z.string().trim().toLowerCase().max(255).optional(),
+  orderId: z.string().trim().max(200).optional(),
+  body: z.string().max(2_000_000).optional(),
+});
+const ordersQuery = z.object({
+  status: z.enum(ORDER_STATUSES).optional().catch(undefined),
+  page: z.coerce.number().int().min(1).max(1_000_000).catch(1).default(1),
+});
+const flashSchema = z.object({ tone: z.enum(['success', 'critical', 'warning']), message: z.string().max(2000) });
+
+interface Viewer {
+  session: AdminSession;
+  /** The signed session, when it travels in the URL and forms (embedded viewers). */
+  carried?: string;
+}
+
+export function createAdminRouter(deps: AdminDeps): Router {
+  const clock = deps.clock ?? (() => new Date());
+  const signer = new SessionSigner(deps.sessionSecrets.filter(Boolean), clock);
+  const secureCookies = deps.appUrl?.startsWith('https:') ?? false;
+  const appOrigin = deps.appUrl ? new URL(deps.appUrl).origin : undefined;
+  const router = Router();
+  const forms = express.urlencoded({ extended: false, limit: '2mb', parameterLimit: 50 });
+
+  router.use('/admin', (_req, res, next) => {
+    res.set({ 'Referrer-Policy': 'same-origin', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    next();
+  });
+
+  // ---- operator login -------------------------------------------------------------------------------------------
+  router.get('/admin/login', (_req, res) => {
+    pageHeaders(res, undefined);
+    sendHtml(res, 200, loginPage({ enabled: Boolean(deps.adminToken) }));
+  });
+
+  // Guessing the token is slowed down per client address (in this process; several web processes each count).
+  const loginFailures = new Map<string, { count: number; resetAt: number }>();
+  router.post('/admin/login', forms, (req, res) => {
+    pageHeaders(res, undefined);
+    if (!sameOrigin(req)) return refuseOrigin(req, res);
+    if (!deps.adminToken) return sendHtml(res, 403, loginPage({ enabled: false }));
+    const client = req.ip ?? 'unknown';
+    const now = clock().getTime();
+    const failures = loginFailures.get(client);
+    if (failures && failures.resetAt > now && failures.count >= LOGIN_FAILURES_ALLOWED) {
+      res.set('Retry-After', String(Math.ceil((failures.resetAt - now) / 1000)));
+      return sendHtml(res, 429, loginPage({ enabled: true, error: 'Too many wrong tokens from this address; try again later.' }));
+    }
+    const parsed = loginForm.safeParse(req.body);
+    if (!parsed.success || !equalText(parsed.data.token, deps.adminToken)) {
+      const current = failures && failures.resetAt > now ? failures : { count: 0, resetAt: now + LOGIN_WINDOW_MS };
+      current.count += 1;
+      if (loginFailures.size > 10_000) loginFailures.clear();
+      loginFailures.set(client, current);
+      deps.logger.warn({ route: 'admin/login', ip: client, failures: current.count }, 'operator login refused');
+      return sendHtml(res, 401, loginPage({ enabled: true, error: 'That token is not right.' }));
+    }
+    loginFailures.delete(client);
+    const { token } = signer.create({ kind: 'operator' }, OPERATOR_SESSION_MS);
+    res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/admin', maxAge: OPERATOR_SESSION_MS });
+    deps.logger.info({ route: 'admin/login', ip: req.ip }, 'operator logged in');
+    res.redirect(303, '/admin');
+  });
+
+  // ---- everything else needs a session ------------------------------------------------------------------------
+  router.use('/admin', forms, async (req, res, next) => {
+    const viewer = await resolveViewer(req);
+    if (!viewer) {
+      const wantsPage = req.method === 'GET' && !req.path.startsWith('/queues/api') && (req.accepts(['html', 'json']) === 'html');
+      if (wantsPage && !req.query.id_token && !req.query.s) return res.redirect(303, '/admin/login');
+      pageHeaders(res, undefined);
+      return sendHtml(res, 401, messagePage('Not signed in', wantsPage ? 'This link has expired or is not valid. Open the app again from your Shopify admin.' : 'Sign in first.'));
+    }
+    res.locals.viewer = viewer;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (!sameOrigin(req)) return refuseOrigin(req, res);
+      // The dashboard's own JSON API cannot carry our token; SameSite=Lax plus the Origin check above protect it.
+      const isDashboardApi = req.path.startsWith('/queues/');
+      const csrfOk = isDashboardApi ? Boolean(req.get('origin')) || sameOriginReferer(req) : signer.checkCsrf(viewer.session, (req.body as Record<string, unknown> | undefined)?._csrf);
+      if (!csrfOk) {
+        deps.logger.warn({ route: req.path, ip: req.ip }, 'admin request without a valid CSRF token refused');
+        pageHeaders(res, undefined);
+        return sendHtml(res, 403, messagePage('Refused', 'The form was not sent from this app (missing or wrong CSRF token). Reload the page and try again.'));
+      }
+    }
+    next();
+  });
+
+  router.post('/admin/logout', (_req, res) => {
+    res.clearCookie(SESSION_COOKIE, { path: '/admin' });
+    res.redirect(303, '/admin/login');
+  });
+
+  router.get('/admin', async (req, res) => {
+    const viewer = viewerOf(res);
+    const query = ordersQuery.parse(req.query);
+    const shop = scopeOf(viewer);
+    const offset = (query.page - 1) * PAGE_SIZE;
+    const [listing, counts, all, problems] = await Promise.all([
+      shop ? deps.store.listOfShop(shop, { status: query.status, offset, limit: PAGE_SIZE }) : deps.store.list({ status: query.status, offset, limit: PAGE_SIZE }),
+      shop ? deps.store.countByStatusOfShop(shop, ORDER_STATUSES) : deps.store.countByStatus(ORDER_STATUSES),
+      shop ? deps.store.listOfShop(shop, { limit: 0 }).then((l) => l.total) : deps.store.list({ limit: 0 }).then((l) => l.total),
+      problemCount(viewer),
+    ]);
+    const connectUrl = shop && deps.isShopConnected && !(await deps.isShopConnected(shop)) ? `/auth?shop=${encodeURIComponent(shop)}` : undefined;
+    render(req, res, viewer, (ctx) =>
+      ordersPage(ctx, { links: listing.links, total: listing.total, status: query.status, counts, all, page: query.page, pageSize: PAGE_SIZE, problems, connectUrl }),
+    );
+  });
+
+  router.get('/admin/orders/:shop/:order', async (req, res) => {
+    const viewer = viewerOf(res);
+    const target = orderTarget(req, viewer);
+    const link = target && (await deps.store.get(target.shop, target.orderId));
+    if (!target || !link) return notFound(req, res, viewer);
+    const [history, allFailed, problems] = await Promise.all([
+      deps.store.history(link.shop, link.orderId),
+      deps.failedJobs.forOrder(link.shop, link.orderId),
+      problemCount(viewer),
+    ]);
+    const failedJobs = allFailed.filter((j) => isCurrentFailure(j, link));
+    const allowed = {
+      resubmit: (RESUBMITTABLE as readonly string[]).includes(link.status),
+      retry: failedJobs.length > 0 ? !(RESUBMITTABLE as readonly string[]).includes(link.status) : (RETRYABLE as readonly string[]).includes(link.status),
+      cancel: !['cancelled', 'shipped', 'partially-shipped'].includes(link.status),
+    };
+    render(req, res, viewer, (ctx) => orderPage(ctx, { link, history, allowed, failedJobs, problems }));
+  });
+
+  const actions: Record<string, (d: OperatorActionDeps, input: OperatorActionInput) => Promise<OperatorActionOutcome>> = {
+    resubmit: resubmitOrder,
+    retry: retryOrder,
+    cancel: cancelOrderByOperator,
+  };
+  router.post('/admin/orders/:shop/:order/:action', async (req, res) => {
+    const viewer = viewerOf(res);
+    const action = actions[String(req.params.action)];
+    const target = orderTarget(req, viewer);
+    if (!action || !target) return notFound(req, res, viewer);
+    const form = actionForm.safeParse(req.body);
+    if (!form.success) return badRequest(res, 'The form is not complete; reload the page and try again.');
+    const outcome = await action(deps.actions, { ...target, expectedVersion: form.data.version, actor: actorOf(viewer) });
+    if (outcome.kind === 'not-found') return notFound(req, res, viewer);
+    const tone = outcome.kind === 'done' ? 'success' : outcome.kind === 'stale' ? 'warning' : 'critical';
+    const back = form.data.back === 'problems' ? '/admin/problems' : orderPathOf(target);
+    res.redirect(303, linkFor(viewer, back, { flash: sealFlash({ tone, message: outcome.message }) }));
+  });
+
+  router.get('/admin/problems', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = scopeOf(viewer);
+    const listStatus = (status: OrderStatus) =>
+      shop ? deps.store.listOfShop(shop, { status, limit: PROBLEM_LIST_LIMIT }) : deps.store.list({ status, limit: PROBLEM_LIST_LIMIT });
+    const [held, errored, failed, postbacks, problems] = await Promise.all([
+      listStatus('held'),
+      listStatus('error'),
+      deps.failedJobs.list(shop),
+      // Unreadable postbacks name no shop (they could not be read): operators only.
+      shop ? undefined : deps.store.listUnreadablePostbacks({ limit: PROBLEM_LIST_LIMIT }),
+      problemCount(viewer),
+    ]);
+    const failedJobs = await Promise.all(
+      failed.slice(0, PROBLEM_LIST_LIMIT)
+        .map(async (j) => ({ ...j, link: await deps.store.get(j.shop, j.orderId) })),
+    );
+    render(req, res, viewer, (ctx) =>
+      problemsPage(ctx, {
+        held: held.links,
+        errored: errored.links,
+        // Held and errored orders are listed above with Resubmit; their failed submit job tells the same story.
+        failedJobs: failedJobs.filter((j) => isCurrentFailure(j, j.link) && (!j.link || !(RESUBMITTABLE as readonly string[]).includes(j.link.status))),
+        postbacks,
+        problems,
+      }),
+    );
+  });
+
+  router.post('/admin/postbacks/:id/dismiss', async (req, res) => {
+    const viewer = viewerOf(res);
+    if (viewer.session.kind !== 'operator') return forbidden(res);
+    const id = String(req.params.id);
+    const removed = await deps.store.removeUnreadablePostback(id);
+    deps.logger.info({ action: 'dismiss-postback', postbackId: id, removed, actor: actorOf(viewer) }, 'operator action');
+    res.redirect(
+      303,
+      linkFor(viewer, '/admin/problems', {
+        flash: sealFlash(removed ? { tone: 'success', message: 'The postback was dismissed.' } : { tone: 'warning', message: 'That postback was already dismissed.' }),
+      }),
+    );
+  });
+
+  router.get('/admin/mappings', async (req, res) => {
+    const viewer = viewerOf(res);
+    const problems = await problemCount(viewer);
+    render(req, res, viewer, (ctx) => mappingsPage(ctx, { ...mappingsView(viewer), problems_count: problems }));
+  });
+
+  router.post('/admin/mappings/preview', async (req, res) => {
+    const viewer = viewerOf(res);
+    const form = previewForm.safeParse(req.body);
+    if (!form.success) return badRequest(res, 'The preview form is not complete.');
+    const scope = scopeOf(viewer);
+    const input = form.data;
+    let preview;
+    if (input.orderId) {
+      const shop = scope ?? input.shop;
+      if (!shop) {
+        preview = { ok: false as const, problems: ['Give the store domain with an order id.'] };
+      } else {
+        const orderId = toOrderGid(input.orderId);
+        const stored = await deps.store.getOrderBody(shop, orderId);
+        preview = stored
+          ? deps.mappings.preview(stored.body, shop)
+          : { ok: false as const, shop, problems: [`The app has no stored body for order ${orderId} of ${shop}.`] };
+      }
+    } else if (input.body?.trim()) {
+      preview = deps.mappings.preview(input.body, scope ?? input.shop);
+    } else {
+      preview = { ok: false as const, problems: ['Give an order id or paste an order body.'] };
+    }
+    const problems = await problemCount(viewer);
+    render(req, res, viewer, (ctx) => mappingsPage(ctx, { ...mappingsView(viewer), preview, input, problems_count: problems }));
+  });
+
+  // ---- the queue dashboard, operators only -------------------------------------------------------------------
+  const board = new ExpressAdapter();
+  board.setBasePath('/admin/queues');
+  // @bull-board/express 9.10.1 brings its own copy of @bull-board/api 9.10.1 beside the app's 9.10.2: the same
+  // interface, declared twice, so TypeScript needs telling.
+  const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
+  createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter, options: { uiConfig: { boardTitle: 'print-bridge queues' } } });
+  router.use(
+    '/admin/queues',
+    (_req, res, next) => {
+      if (viewerOf(res).session.kind !== 'operator') return forbidden(res);
+      next();
+    },
+    board.getRouter() as express.RequestHandler,
+  );
+
+  router.use('/admin', (req, res) => notFound(req, res, viewerOf(res)));
+
+  return router;
+
+  // ---- helpers -------------------------------------------------------------------------------------------------
+
+  async function resolveViewer(req: Request): Promise<Viewer | undefined> {
+    const body = req.body as Record<string, unknown> | undefined;
+    const carried = typeof req.query.s === 'string' ? req.query.s : typeof body?._s === 'string' ? body._s : undefined;
+    if (carried) {
+      const session = signer.verify(carried);
+      return session?.kind === 'shop' ? { session, carried } : undefined;
+    }
+    const idToken = typeof req.query.id_token === 'string' ? req.query.id_token : undefined;
+    if (idToken) return embeddedViewer(idToken);
+    const session = signer.verify(cookieValue(req, SESSION_COOKIE));
+    return session?.kind === 'operator' ? { session } : undefined;
+  }
+
+  async function embeddedViewer(idToken: string): Promise<Viewer | undefined> {
+    if (!deps.embedded) return undefined;
+    try {
+      const payload = await deps.embedded.decodeSessionToken(idToken);
+      const shop = typeof payload.dest === 'string' ? new URL(payload.dest).hostname.toLowerCase() : undefined;
+      if (!shop) return undefined;
+      const { session, token } = signer.create({ kind: 'shop', shop, user: typeof payload.sub === 'string' ? payload.sub : undefined }, SHOP_SESSION_MS);
+      return { session, carried: token };
+    } catch (error) {
+      deps.logger.warn({ route: 'admin', err: { name: (error as Error).name } }, 'embedded session token refused');
+      return undefined;
+    }
+  }
+
+  /** Origin (or, without it, nothing) must be this app: the request's own host or APP_URL. */
+  function sameOrigin(req: Request): boolean {
+    const origin = req.get('origin');
+    if (!origin || origin === 'null') return origin !== 'null';
+    const own = `${req.protocol}://${req.get('host') ?? ''}`;
+    return origin === own || origin === appOrigin;
+  }
+
+  function sameOriginReferer(req: Request): boolean {
+    const referer = req.get('referer');
+    if (!referer) return false;
+    try {
+      const origin = new URL(referer).origin;
+      return origin === `${req.protocol}://${req.get('host') ?? ''}` || origin === appOrigin;
+    } catch {
+      return false;
+    }
+  }
+
+  function refuseOrigin(req: Request, res: Response): void {
+    deps.logger.warn({ route: req.path, origin: req.get('origin') }, 'admin request from another origin refused');
+    sendHtml(res, 403, messagePage('Refused', 'This request did not come from this app.'));
+  }
+
+  function viewerOf(res: Response): Viewer {
+    return res.locals.viewer as Viewer;
+  }
+
+  function scopeOf(viewer: Viewer): string | undefined {
+    return viewer.session.kind === 'shop' ? viewer.session.shop : undefined;
+  }
+
+  function actorOf(viewer: Viewer): string {
+    return viewer.session.kind === 'operator' ? 'operator' : `${viewer.session.shop} user ${viewer.session.user ?? 'unknown'}`;
+  }
+
+  function orderTarget(req: Request, viewer: Viewer): { shop: string; orderId: string } | undefined {
+    const shop = String(req.params.shop ?? '').toLowerCase();
+    const scope = scopeOf(viewer);
+    if (!shop || (scope && scope !== shop)) return undefined;
+    return { shop, orderId: toOrderGid(String(req.params.order ?? '')) };
+  }
+
+  function orderPathOf(target: { shop: string; orderId: string }): string {
+    const tail = target.orderId.startsWith('gid://shopify/Order/') ? target.orderId.slice('gid://shopify/Order/'.length) : target.orderId;
+    return `/admin/orders/${encodeURIComponent(target.shop)}/${encodeURIComponent(tail)}`;
+  }
+
+  async function problemCount(viewer: Viewer): Promise<number> {
+    const shop = scopeOf(viewer);
+    const counts = shop ? await deps.store.countByStatusOfShop(shop, ['held', 'error']) : await deps.store.countByStatus(['held', 'error']);
+    const postbacks = shop ? 0 : await deps.store.countUnreadablePostbacks();
+    return (counts.held ?? 0) + (counts.error ?? 0) + postbacks;
+  }
+
+  function mappingsView(viewer: Viewer) {
+    const shop = scopeOf(viewer);
+    return { files: deps.mappings.files(shop), problems: deps.mappings.problems(shop), warnings: deps.mappings.warnings(shop) };
+  }
+
+  function linkFor(viewer: Viewer, path: string, query: Record<string, string | number | undefined> = {}): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+    if (viewer.carried) params.set('s', viewer.carried);
+    const text = params.toString();
+    return text ? `${path}?${text}` : path;
+  }
+
+  function sealFlash(flash: z.infer<typeof flashSchema>): string {
+    // Signed so a crafted link cannot put words in the app's mouth.
+    return signer.seal('flash', JSON.stringify(flash), 60_000);
+  }
+
+  function openFlash(value: unknown): z.infer<typeof flashSchema> | undefined {
+    const text = signer.unseal('flash', typeof value === 'string' ? value : undefined);
+    if (!text) return undefined;
+    try {
+      return flashSchema.parse(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  }
+
+  function render(req: Request, res: Response, viewer: Viewer, page: (ctx: PageContext) => Html): void {
+    const shop = scopeOf(viewer);
+    const ctx: PageContext = {
+      viewer: shop ? { kind: 'shop', shop } : { kind: 'operator' },
+      link: (path, query) => linkFor(viewer, path, query),
+      formFields: html`<input type="hidden" name="_csrf" value="${signer.csrfToken(viewer.session)}">${viewer.carried ? html`<input type="hidden" name="_s" value="${viewer.carried}">` : ''}`,
+      embedded: shop && deps.embedded ? { apiKey: deps.embedded.apiKey } : undefined,
+      flash: openFlash(req.query.flash),
+    };
+    pageHeaders(res, shop);
+    sendHtml(res, 200, page(ctx));
+  }
+
+  function notFound(_req: Request, res: Response, viewer: Viewer | undefined): void {
+    pageHeaders(res, viewer ? scopeOf(viewer) : undefined);
+    sendHtml(res, 404, messagePage('Not found', 'There is no such page or order (or it belongs to another store).'));
+  }
+
+  function forbidden(res: Response): void {
+    pageHeaders(res, undefined);
+    sendHtml(res, 403, messagePage('Operators only', 'This page is for the people who run the app.'));
+  }
+
+  function badRequest(res: Response, message: string): void {
+    pageHeaders(res, undefined);
+    sendHtml(res, 400, messagePage('Not understood', message));
+  }
+
+  /** No scripts on our pages, except App Bridge inside Shopify admin, whose frame may embed them. */
+  function pageHeaders(res: Response, embeddedShop: string | undefined): void {
+    const scripts = embeddedShop ? "script-src https://cdn.shopify.com" : "script-src 'none'";
+    const frames = embeddedShop ? `frame-ancestors https://${embeddedShop} https://admin.shopify.com` : "frame-ancestors 'none'";
+    res.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; ${scripts}; ${frames}`);
+  }
+}
+
+function sendHtml(res: Response, status: number, page: Html): void {
+  res.status(status).type('html').send(page.value);
+}
+
+/** An order in a URL is the number at the end of its gid; a full gid is accepted too. */
+export function toOrderGid(value: string): string {
+  const text = value.trim();
+  return /^\d+$/.test(text) ? `gid://shopify/Order/${text}` : text;
+}
+
+function cookieValue(req: Request, name: string): string | undefined {
+  const header = req.get('cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+

@@ -1,0 +1,359 @@
+import type { HistoryEntry, OrderLink, Problem, UnreadablePostback } from '../bridge/order-store.js';
+import type { OrderStatus } from '../bridge/status.js';
+import { html, type Html, trusted } from './html.js';
+import { ADMIN_CSS } from './styles.js';
+
+/** What every page needs to build its links and forms for the viewer's session. */
+export interface PageContext {
+  /** "operator", or the shop an embedded viewer is scoped to. */
+  viewer: { kind: 'operator' } | { kind: 'shop'; shop: string };
+  /** A link inside /admin that keeps the viewer's session (embedded viewers carry it in the URL). */
+  link(path: string, query?: Record<string, string | number | undefined>): string;
+  /** Hidden inputs every form carries: the CSRF token, and the session for embedded viewers. */
+  formFields: Html;
+  /** Embedded in Shopify admin: App Bridge may be loaded there. */
+  embedded?: { apiKey: string };
+  flash?: { tone: 'success' | 'critical' | 'warning'; message: string };
+}
+
+const STATUS_TONE: Record<OrderStatus, string> = {
+  pending: 'new',
+  held: 'warning',
+  submitting: 'info',
+  submitted: 'info',
+  received: 'info',
+  'print-ready': 'attention',
+  'partially-shipped': 'attention',
+  shipped: 'success',
+  error: 'critical',
+  cancelled: 'new',
+};
+
+/** Problem kinds in plain words: what happened, so the reason below reads as the detail. */
+export const PROBLEM_HEADLINE: Record<string, string> = {
+  mapping: 'The mapping cannot turn this order into a print order',
+  validation: 'The print service found the print order invalid',
+  submission: 'The print service refused the order',
+  'submission-error': 'The print service could not accept the order (submission error)',
+  'print-error': 'The print service could not produce the order',
+  'cancel-refused': 'The print service refused the cancellation',
+  fulfillment: 'The shipment could not be fulfilled in Shopify',
+};
+
+export function statusBadge(status: OrderStatus): Html {
+  return html`<span class="badge ${STATUS_TONE[status]}">${status}</span>`;
+}
+
+export function layout(ctx: PageContext, title: string, current: string, body: Html, counts?: { problems: number }): Html {
+  const nav: [string, string, string][] = [
+    ['orders', 'Orders', '/admin'],
+    ['problems', counts && counts.problems > 0 ? `Problems (${counts.problems})` : 'Problems', '/admin/problems'],
+    ['mappings', 'Mappings', '/admin/mappings'],
+  ];
+  if (ctx.viewer.kind === 'operator') nav.push(['queues', 'Queues', '/admin/queues']);
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · print-bridge</title>
+${ctx.embedded ? html`<meta name="shopify-api-key" content="${ctx.embedded.apiKey}"><script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>` : ''}
+<style>${trusted(ADMIN_CSS)}</style></head>
+<body>
+<header class="top"><span class="brand">print-bridge</span>
+<nav>${nav.map(([key, label, path]) => html`<a href="${ctx.link(path)}"${key === current ? trusted(' aria-current="page"') : ''}>${label}</a>`)}</nav>
+<span class="who">${ctx.viewer.kind === 'operator' ? html`Operator <form method="post" action="/admin/logout">${ctx.formFields}<button type="submit">Log out</button></form>` : html`${ctx.viewer.shop}`}</span>
+</header>
+<main>
+<h1>${title}</h1>
+${ctx.flash ? html`<div class="banner ${ctx.flash.tone}" role="status">${ctx.flash.message}</div>` : ''}
+${body}
+</main></body></html>`;
+}
+
+export function loginPage(options: { error?: string; enabled: boolean }): Html {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin"><title>Operator login · print-bridge</title><style>${trusted(ADMIN_CSS)}</style></head>
+<body><main><div class="login card">
+<h1>print-bridge operator login</h1>
+${options.error ? html`<div class="banner critical" role="alert">${options.error}</div>` : ''}
+${
+  options.enabled
+    ? html`<form method="post" action="/admin/login">
+<label for="token">Admin token</label>
+<input type="password" id="token" name="token" autocomplete="current-password" required>
+<p class="muted small">The ADMIN_TOKEN of this installation. Merchants open the app from their Shopify admin instead.</p>
+<button class="primary" type="submit">Log in</button>
+</form>`
+    : html`<p>Operator login is off: no ADMIN_TOKEN is configured. Open the app from the Shopify admin of your store.</p>`
+}
+</div></main></body></html>`;
+}
+
+export function messagePage(title: string, message: string): Html {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · print-bridge</title><style>${trusted(ADMIN_CSS)}</style></head>
+<body><main><div class="login card"><h1>${title}</h1><p>${message}</p></div></main></body></html>`;
+}
+
+export function orderPath(link: Pick<OrderLink, 'shop' | 'orderId'>): string {
+  const tail = link.orderId.startsWith('gid://shopify/Order/') ? link.orderId.slice('gid://shopify/Order/'.length) : link.orderId;
+  return `/admin/orders/${encodeURIComponent(link.shop)}/${encodeURIComponent(tail)}`;
+}
+
+function shipmentsCell(link: OrderLink): Html {
+  if (link.shipments.length === 0) return html`<span class="muted">—</span>`;
+  // One wrapper: at phone width the cell is a two-column grid (label, content).
+  return html`<div>${link.shipments.map(
+    (s) =>
+      html`<div>#${s.index} ${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${
+        s.trackingNumber ? html` <span class="mono nowrap">${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>` : ''
+      }</div>`,
+  )}</div>`;
+}
+
+export function ordersPage(
+  ctx: PageContext,
+  data: {
+    links: OrderLink[];
+    total: number;
+    status?: OrderStatus;
+    counts: Record<string, number>;
+    all: number;
+    page: number;
+    pageSize: number;
+    problems: number;
+    /** Set when the app has no Admin API access to the viewer's shop yet: where to install it. */
+    connectUrl?: string;
+  },
+): Html {
+  const pages = Math.max(1, Math.ceil(data.total / data.pageSize));
+  const tabs = html`<nav class="tabs" aria-label="Filter by status">
+<a href="${ctx.link('/admin')}"${!data.status ? trusted(' aria-current="page"') : ''}>All<span class="count">${data.all}</span></a>
+${Object.entries(data.counts)
+  .filter(([, n]) => n > 0)
+  .map(([status, n]) => html`<a href="${ctx.link('/admin', { status })}"${status === data.status ? trusted(' aria-current="page"') : ''}>${status}<span class="count">${n}</span></a>`)}
+</nav>`;
+  const rows = data.links.map(
+    (l) => html`<tr>
+<td data-label="Order"><a href="${ctx.link(orderPath(l))}">${l.orderName ?? l.orderId}</a></td>
+<td data-label="Shop">${l.shop}</td>
+<td data-label="Status">${statusBadge(l.status)}</td>
+<td data-label="sourceOrderId" class="mono">${l.sourceOrderId ?? '—'}</td>
+<td data-label="Print _id" class="mono">${l.printOrderId ?? '—'}</td>
+<td data-label="Shipments">${shipmentsCell(l)}</td>
+<td data-label="Updated" class="small muted">${formatTime(l.updatedAt)}</td>
+</tr>`,
+  );
+  // OAuth cannot run inside the Shopify admin iframe: the link opens at the top level.
+  const connect = data.connectUrl
+    ? html`<div class="banner warning">print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.</div>`
+    : '';
+  const body = html`${connect}${tabs}
+<div class="card flush">
+${
+  data.links.length === 0
+    ? html`<p style="padding:16px" class="muted">No orders${data.status ? html` in ${data.status}` : ''} yet.</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Order</th><th>Shop</th><th>Status</th><th>sourceOrderId</th><th>Print _id</th><th>Shipments and tracking</th><th>Updated</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`
+}
+<div class="pager"><span class="muted">Page ${data.page} of ${pages} · ${data.total} order(s), newest first</span>
+<span class="actions">${data.page > 1 ? html`<a class="button" href="${ctx.link('/admin', { status: data.status, page: data.page - 1 })}">Previous</a>` : ''}${
+    data.page < pages ? html`<a class="button" href="${ctx.link('/admin', { status: data.status, page: data.page + 1 })}">Next</a>` : ''
+  }</span></div>
+</div>`;
+  return layout(ctx, 'Orders', 'orders', body, { problems: data.problems });
+}
+
+export interface OrderActionsAllowed {
+  resubmit: boolean;
+  retry: boolean;
+  cancel: boolean;
+}
+
+export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderActionsAllowed, back?: string): Html {
+  const base = orderPath(link);
+  const form = (action: string, label: string, tone: string) =>
+    html`<form method="post" action="${ctx.link(`${base}/${action}`)}">${ctx.formFields}<input type="hidden" name="version" value="${link.version}">${
+      back ? html`<input type="hidden" name="back" value="${back}">` : ''
+    }<button class="${tone}" type="submit">${label}</button></form>`;
+  const buttons = [
+    allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', 'primary') : '',
+    allowed.retry ? form('retry', 'Retry', '') : '',
+    allowed.cancel ? form('cancel', 'Cancel order', 'critical') : '',
+  ];
+  return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;
+}
+
+export function problemList(problems: readonly Problem[]): Html {
+  const byKind = new Map<string, Problem[]>();
+  for (const p of problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p]);
+  return html`${[...byKind].map(
+    ([kind, list]) => html`<h3>${PROBLEM_HEADLINE[kind] ?? kind}</h3><ul class="problems">${list.map(
+      (p) => html`<li>${p.subject ? html`<strong>${p.subject}</strong>: ` : ''}${p.message} <span class="muted small">(${formatTime(p.at)})</span></li>`,
+    )}</ul>`,
+  )}`;
+}
+
+export function orderPage(
+  ctx: PageContext,
+  data: { link: OrderLink; history: HistoryEntry[]; allowed: OrderActionsAllowed; failedJobs: { queue: string; name: string; failedReason: string }[]; problems: number },
+): Html {
+  const l = data.link;
+  const body = html`<div class="card">
+<div class="actions" style="margin-bottom:12px">${statusBadge(l.status)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
+<dl class="facts">
+<dt>Shop</dt><dd>${l.shop}</dd>
+<dt>Shopify order</dt><dd class="mono">${l.orderId}</dd>
+<dt>sourceOrderId</dt><dd class="mono">${l.sourceOrderId ?? '—'}</dd>
+<dt>Print _id</dt><dd class="mono">${l.printOrderId ?? '—'}</dd>
+<dt>Submissions sent</dt><dd>${l.submitAttempts}</dd>
+${l.submitAfter ? html`<dt>Hold window ends</dt><dd>${formatTime(l.submitAfter)}</dd>` : ''}
+${l.cancelRequested ? html`<dt>Cancellation</dt><dd>requested by ${l.cancelRequested.by} at ${formatTime(l.cancelRequested.at)}</dd>` : ''}
+<dt>Created / updated</dt><dd>${formatTime(l.createdAt)} / ${formatTime(l.updatedAt)}</dd>
+</dl>
+${data.allowed.resubmit || data.allowed.retry || data.allowed.cancel ? html`<h3>Actions</h3>${actionButtons(ctx, l, data.allowed)}` : ''}
+</div>
+${l.problems.length > 0 ? html`<div class="card"><h2>Problems</h2>${problemList(l.problems)}</div>` : ''}
+${
+  data.failedJobs.length > 0
+    ? html`<div class="card"><h2>Failed jobs</h2><ul class="problems">${data.failedJobs.map((j) => html`<li><strong>${j.queue}/${j.name}</strong>: ${j.failedReason}</li>`)}</ul></div>`
+    : ''
+}
+<div class="card flush"><h2>Shipments and fulfillments</h2>
+${
+  l.shipments.length === 0
+    ? html`<p style="padding:0 16px 16px" class="muted">No shipments planned yet (they are planned when the order is mapped).</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>#</th><th>Status</th><th>Line items</th><th>Carrier and tracking</th><th>Shopify fulfillment</th></tr></thead><tbody>
+${l.shipments.map(
+  (s) => html`<tr><td data-label="#">${s.index}</td>
+<td data-label="Status"><div>${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div></td>
+<td data-label="Line items"><div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div></td>
+<td data-label="Tracking" class="mono">${s.trackingNumber ? `${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}` : '—'}</td>
+<td data-label="Fulfillment" class="mono"><div>${s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—')}${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div></td></tr>`,
+)}
+</tbody></table></div>`
+}
+</div>
+<div class="card"><h2>History (newest first)</h2>
+${
+  data.history.length === 0
+    ? html`<p class="muted">No events recorded.</p>`
+    : html`<ol class="timeline">${data.history.map(
+        (h) => html`<li><span class="small muted">${formatTime(h.at)}</span><span><strong>${h.event}</strong> <span class="badge new">${h.source}</span>${h.status ? html` → ${statusBadge(h.status)}` : ''}${
+          h.detail ? html`<div class="small">${h.detail}</div>` : ''
+        }</span></li>`,
+      )}</ol>`
+}
+</div>`;
+  return layout(ctx, `Order ${l.orderName ?? l.orderId}`, 'orders', body, { problems: data.problems });
+}
+
+export function problemsPage(
+  ctx: PageContext,
+  data: {
+    held: OrderLink[];
+    errored: OrderLink[];
+    failedJobs: { link?: OrderLink; shop: string; orderId: string; queue: string; name: string; failedReason: string }[];
+    postbacks?: { total: number; entries: UnreadablePostback[] };
+    problems: number;
+  },
+): Html {
+  const orderItem = (l: OrderLink, allowed: OrderActionsAllowed) => html`<div class="item">
+<div class="head"><a href="${ctx.link(orderPath(l))}"><strong>${l.orderName ?? l.orderId}</strong></a> ${statusBadge(l.status)} <span class="muted">${l.shop}</span>${
+    l.sourceOrderId ? html` <span class="mono muted">${l.sourceOrderId}</span>` : ''
+  }</div>
+${l.problems.length > 0 ? problemList(l.problems) : html`<p class="muted">No reason was recorded; see the order's history.</p>`}
+<div style="margin-top:8px">${actionButtons(ctx, l, allowed, 'problems')}</div>
+</div>`;
+  const section = (title: string, explain: string, items: Html[]) =>
+    html`<div class="card"><h2>${title} (${items.length})</h2><p class="muted">${explain}</p>${items.length === 0 ? html`<p>None.</p>` : items}</div>`;
+  const body = html`
+${section(
+  'Held for mapping',
+  'The mapping could not turn these orders into print orders. Fix the mapping file (see Mappings and its preview), then resubmit: the order is re-mapped with the current mapping and submitted once.',
+  data.held.map((l) => orderItem(l, { resubmit: true, retry: false, cancel: true })),
+)}
+${section(
+  'Submission and print errors',
+  'The print service refused or could not produce these orders. Resubmit asks the print service first and never creates a duplicate.',
+  data.errored.map((l) => orderItem(l, { resubmit: true, retry: false, cancel: true })),
+)}
+${section(
+  'Failed jobs',
+  'Work that ran out of attempts (for example while the print service or Shopify was unreachable). Retry runs it again.',
+  data.failedJobs.map(
+    (j) => html`<div class="item"><div class="head">${j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${j.link.orderName ?? j.orderId}</strong></a> ${statusBadge(j.link.status)}` : html`<strong>${j.orderId}</strong>`} <span class="muted">${j.shop}</span> <span class="badge new">${j.queue}/${j.name}</span></div>
+<p>${j.failedReason}</p>${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}</div>`,
+  ),
+)}
+${
+  data.postbacks
+    ? section(
+        'Postbacks that could not be understood',
+        'The print service sent these to the postback URL, but their body could not be read as an event (docs/triggers.md has the templates print-bridge expects). Fix the trigger template at the print service; dismiss an entry once dealt with.',
+        data.postbacks.entries.map(
+          (p) => html`<div class="item"><div class="head"><strong>${formatTime(p.receivedAt)}</strong> <span class="badge critical">unreadable</span></div>
+<p><strong>Why:</strong> ${p.error}</p>
+<pre>${p.body}</pre>
+<form method="post" action="${ctx.link(`/admin/postbacks/${encodeURIComponent(p.id)}/dismiss`)}">${ctx.formFields}<button type="submit">Dismiss</button></form></div>`,
+        ),
+      )
+    : ''
+}`;
+  return layout(ctx, 'Problems', 'problems', body, { problems: data.problems });
+}
+
+export interface MappingsView {
+  files: { file: string; shops: readonly string[]; destination?: string }[];
+  problems: string[];
+  warnings: string[];
+}
+
+export type PreviewResult =
+  | { ok: true; shop: string; file?: string; order: unknown; notes: string[] }
+  | { ok: false; shop?: string; problems: string[] };
+
+export function mappingsPage(
+  ctx: PageContext,
+  data: MappingsView & { preview?: PreviewResult; input?: { orderId?: string; body?: string; shop?: string }; problems_count: number },
+): Html {
+  const body = html`<div class="card"><h2>Mapping files in use</h2>
+${
+  data.files.length === 0
+    ? html`<div class="banner critical">No mapping file loads: every order is held until one does.</div>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>File</th><th>Stores</th><th>Destination</th></tr></thead><tbody>${data.files.map(
+        (f) => html`<tr><td data-label="File" class="mono">${f.file}</td><td data-label="Stores">${f.shops.join(', ')}</td><td data-label="Destination">${f.destination ?? '—'}</td></tr>`,
+      )}</tbody></table></div>`
+}
+</div>
+<div class="card"><h2>Problems in the files (${data.problems.length})</h2>
+${data.problems.length === 0 ? html`<p class="muted">None: every file loads.</p>` : html`<pre>${data.problems.join('\n')}</pre>`}
+${data.warnings.length > 0 ? html`<h3>Warnings</h3><pre>${data.warnings.join('\n')}</pre>` : ''}
+<p class="muted small">A file with problems keeps its last good version in use. Files are reloaded as soon as they change.</p>
+</div>
+<div class="card"><h2>Preview</h2>
+<p class="muted">See the print order a Shopify order becomes with the mapping in force now: give the id of an order the app has received, or paste an order body (webhook JSON).</p>
+<form method="post" action="${ctx.link('/admin/mappings/preview')}">${ctx.formFields}
+${ctx.viewer.kind === 'operator' ? html`<label for="shop">Store domain</label><input type="text" id="shop" name="shop" placeholder="acme.myshopify.com (default: the order's own, else the &quot;*&quot; file)" value="${data.input?.shop ?? ''}">` : ''}
+<label for="orderId">Shopify order id</label><input type="text" id="orderId" name="orderId" placeholder="gid://shopify/Order/123 or 123" value="${data.input?.orderId ?? ''}">
+<label for="body">or an order body (JSON)</label><textarea id="body" name="body">${data.input?.body ?? ''}</textarea>
+<div style="margin-top:12px"><button class="primary" type="submit">Preview</button></div>
+</form>
+${
+  data.preview
+    ? data.preview.ok
+      ? html`<h3>Print order${data.preview.file ? html` (from ${data.preview.file} for ${data.preview.shop})` : ''}</h3>${
+          data.preview.notes.length ? html`<ul class="problems">${data.preview.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''
+        }<pre id="preview-result">${JSON.stringify(data.preview.order, null, 2)}</pre>`
+      : html`<h3>It cannot be mapped${data.preview.shop ? html` for ${data.preview.shop}` : ''}</h3><div class="banner critical" id="preview-result"><ul class="problems">${data.preview.problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
+    : ''
+}
+</div>`;
+  return layout(ctx, 'Mappings', 'mappings', body, { problems: data.problems_count });
+}
+
+export function formatTime(iso: string | undefined): string {
+  if (!iso) return '—';
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+}

@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail, sessionToken } from './helpers.js';
+
+/**
+ * Who may see and do what under /admin, through the real app: nothing without a session, no POST without the
+ * session's CSRF token or from another origin, operators see every shop, an embedded viewer only their own.
+ */
+describe('admin access', () => {
+  let h: Harness;
+  const OTHER_SHOP = 'other-store.myshopify.com';
+  const held = orderBody([{ sku: 'MUG-1' }]);
+  const otherHeld = orderBody([{ sku: 'MUG-2' }]);
+  let heldPath: string;
+  let otherPath: string;
+
+  beforeAll(async () => {
+    h = await startHarness({ env: { ADMIN_TOKEN } });
+    h.standIn.seedOrder(SHOP, held);
+    await h.sendWebhook('orders/paid', held);
+    const raw = JSON.stringify(otherHeld);
+    await fetch(`${h.runtime.url}/webhooks`, {
+      method: 'POST',
+      body: raw,
+      headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/paid', shop: OTHER_SHOP, webhookId: randomUUID() }),
+    });
+    await waitFor(async () => (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status === 'held', { what: 'the held order' });
+    await waitFor(async () => (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))?.status === 'held', { what: "the other shop's held order" });
+    heldPath = `/admin/orders/${SHOP}/${orderTail(held.admin_graphql_api_id)}`;
+    otherPath = `/admin/orders/${OTHER_SHOP}/${orderTail(otherHeld.admin_graphql_api_id)}`;
+  });
+  afterAll(() => h.close());
+
+  const pages = () => ['/admin', '/admin/problems', '/admin/mappings', heldPath, '/admin/queues', '/admin/queues/api/queues'];
+  const actions = () => [`${heldPath}/resubmit`, `${heldPath}/retry`, `${heldPath}/cancel`, '/admin/postbacks/x/dismiss', '/admin/mappings/preview', '/admin/logout'];
+
+  it('refuses every page and action without a session: a login redirect for pages, 401 for the rest', async () => {
+    for (const path of pages()) {
+      const page = await fetch(`${h.runtime.url}${path}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      if (path.startsWith('/admin/queues/api')) expect(page.status, path).toBe(401);
+      else {
+        expect(page.status, path).toBe(303);
+        expect(page.headers.get('location')).toBe('/admin/login');
+      }
+      const api = await fetch(`${h.runtime.url}${path}`, { headers: { accept: 'application/json' }, redirect: 'manual' });
+      expect(api.status, path).toBe(401);
+    }
+    for (const path of actions()) {
+      const response = await fetch(`${h.runtime.url}${path}`, { method: 'POST', body: new URLSearchParams({ version: '1' }), redirect: 'manual' });
+      expect(response.status, path).toBe(401);
+    }
+    // A forged cookie is no session.
+    const forged = await fetch(`${h.runtime.url}/admin`, { headers: { cookie: 'pb_admin=eyJraW5kIjoib3BlcmF0b3IifQ.AAAA' }, redirect: 'manual' });
+    expect(forged.status).toBe(303);
+    expect((await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status).toBe('held');
+  });
+
+  it('logs an operator in only with the configured token, into an HttpOnly SameSite cookie', async () => {
+    const wrong = await fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token: 'nope' }), redirect: 'manual' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const right = await fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token: ADMIN_TOKEN }), redirect: 'manual' });
+    expect(right.status).toBe(303);
+    expect(right.headers.get('set-cookie')).toMatch(/^pb_admin=[^;]+; Max-Age=\d+; Path=\/admin; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  });
+
+  it('shows an operator every shop, and refuses a POST without the CSRF token or from another origin', async () => {
+    const admin = await AdminClient.login(h.runtime.url!);
+    const orders = await admin.page('/admin');
+    expect(orders).toContain(held.name);
+    expect(orders).toContain(otherHeld.name);
+    const before = (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))!;
+
+    const noToken = await admin.post(`${heldPath}/cancel`, { version: String(before.version) });
+    expect(noToken.status).toBe(403);
+    const wrongToken = await admin.post(`${heldPath}/cancel`, { version: String(before.version), _csrf: 'x'.repeat(43) });
+    expect(wrongToken.status).toBe(403);
+    const csrf = csrfOf(orders);
+    const crossSite = await admin.post(`${heldPath}/cancel`, { version: String(before.version), _csrf: csrf }, { origin: 'https://evil.example' });
+    expect(crossSite.status).toBe(403);
+    expect((await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.version).toBe(before.version);
+
+    // The dashboard is there for operators, with the queues; its own API calls need a same-origin Origin or Referer.
+    const queues = await admin.get('/admin/queues/api/queues');
+    expect(queues.status).toBe(200);
+    expect(JSON.stringify(await queues.json())).toContain('orders');
+    const put = (headers: Record<string, string>) =>
+      fetch(`${h.runtime.url}/admin/queues/api/queues/orders/pause`, { method: 'PUT', headers: { cookie: admin.cookie, ...headers }, redirect: 'manual' });
+    expect((await put({})).status).toBe(403);
+    expect((await put({ referer: 'https://evil.example/admin' })).status).toBe(403);
+    expect((await put({ origin: 'https://evil.example' })).status).toBe(403);
+    expect(await h.runtime.queues.orders.isPaused()).toBe(false);
+  });
+
+  it('records an operator action in the history, and refuses a stale one', async () => {
+    const admin = await AdminClient.login(h.runtime.url!);
+    const page = await admin.page(otherPath);
+    const before = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
+    const response = await admin.post(`${otherPath}/cancel`, { version: String(before.version), _csrf: csrfOf(page) });
+    expect(response.status).toBe(303);
+    await waitFor(async () => (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))?.status === 'cancelled', { what: 'the cancelled order' });
+    const history = await h.runtime.store.history(OTHER_SHOP, otherHeld.admin_graphql_api_id);
+    expect(history.find((e) => e.source === 'operator')).toMatchObject({ event: 'cancellation requested by operator' });
+    const link = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
+    expect(link.cancelRequested?.by).toBe('operator');
+
+    // The same form again (a double click): the order changed since, so nothing is done, and that is said.
+    const again = await admin.post(`${otherPath}/cancel`, { version: String(before.version), _csrf: csrfOf(page) });
+    expect(again.status).toBe(303);
+    const shown = await admin.page(again.headers.get('location')!);
+    expect(shown).toContain('changed since the page was loaded');
+    // The signed flash message in that URL is no session.
+    const flash = new URL(again.headers.get('location')!, h.runtime.url).searchParams.get('flash')!;
+    expect((await fetch(`${h.runtime.url}/admin`, { headers: { cookie: `pb_admin=${flash}` }, redirect: 'manual' })).status).toBe(303);
+    expect((await fetch(`${h.runtime.url}/admin?s=${flash}`, { redirect: 'manual' })).status).toBe(401);
+  });
+
+  it('lets an embedded viewer in with a Shopify session token, scoped to their shop', async () => {
+    const token = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const response = await fetch(`${h.runtime.url}/admin?embedded=1&shop=${SHOP}&host=abc&id_token=${token}`);
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain(held.name);
+    expect(page).not.toContain(otherHeld.name);
+    expect(page).not.toContain('Connect the store');
+    expect(response.headers.get('content-security-policy')).toContain(`frame-ancestors https://${SHOP} https://admin.shopify.com`);
+    expect(response.headers.get('set-cookie')).toBeNull();
+
+    // The session travels in the links; it opens the shop's own order and nothing of another shop.
+    const carried = /href="\/admin\/problems\?s=([^"]+)"/.exec(page)![1]!;
+    const own = await fetch(`${h.runtime.url}${heldPath}?s=${carried}`);
+    expect(own.status).toBe(200);
+    const ownPage = await own.text();
+    expect(ownPage).toContain('Resubmit with current mapping');
+    expect((await fetch(`${h.runtime.url}${otherPath}?s=${carried}`)).status).toBe(404);
+    expect((await fetch(`${h.runtime.url}/admin/queues?s=${carried}`)).status).toBe(403);
+
+    // Its forms work with the carried session and CSRF token (no cookie), and only for its shop.
+    const other = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
+    const refused = await fetch(`${h.runtime.url}${otherPath}/retry`, {
+      method: 'POST',
+      body: new URLSearchParams({ _s: carried, _csrf: csrfOf(ownPage), version: String(other.version) }),
+      redirect: 'manual',
+    });
+    expect(refused.status).toBe(404);
+    const noCsrf = await fetch(`${h.runtime.url}${heldPath}/retry`, { method: 'POST', body: new URLSearchParams({ _s: carried }), redirect: 'manual' });
+    expect(noCsrf.status).toBe(403);
+    const preview = await fetch(`${h.runtime.url}/admin/mappings/preview`, {
+      method: 'POST',
+      body: new URLSearchParams({ _s: carried, _csrf: csrfOf(ownPage), orderId: orderTail(held.admin_graphql_api_id) }),
+    });
+    expect(preview.status).toBe(200);
+    expect(await preview.text()).toContain('MUG-1');
+  });
+
+  it('offers an embedded viewer whose store the app cannot reach yet to connect it', async () => {
+    const token = sessionToken(SHOPIFY_SECRET, { shop: OTHER_SHOP, apiKey: 'test-key' });
+    const page = await (await fetch(`${h.runtime.url}/admin?id_token=${token}`)).text();
+    expect(page).toContain(`href="/auth?shop=${OTHER_SHOP}" target="_top"`);
+    expect(page).toContain(otherHeld.name);
+    expect(page).not.toContain(held.name);
+  });
+
+  it('refuses a session token with a wrong signature, an expired one, or one for another app', async () => {
+    const tokens = [
+      sessionToken('not-the-secret', { shop: SHOP, apiKey: 'test-key' }),
+      sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key', expSeconds: -120 }),
+      sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'another-app' }),
+    ];
+    for (const token of tokens) {
+      const response = await fetch(`${h.runtime.url}/admin?shop=${SHOP}&id_token=${token}`, { redirect: 'manual' });
+      expect(response.status).toBe(401);
+      expect(await response.text()).not.toContain(held.name);
+    }
+    // A carried session edited to another shop no longer verifies.
+    const token = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const page = await (await fetch(`${h.runtime.url}/admin?id_token=${token}`)).text();
+    const carried = /href="\/admin\/problems\?s=([^"]+)"/.exec(page)![1]!;
+    const [payload, mac] = decodeURIComponent(carried).split('.');
+    const edited = Buffer.from(Buffer.from(payload!, 'base64url').toString().replace(SHOP, OTHER_SHOP)).toString('base64url');
+    expect((await fetch(`${h.runtime.url}/admin?s=${encodeURIComponent(`${edited}.${mac}`)}`, { redirect: 'manual' })).status).toBe(401);
+  });
+
+  it('previews a pasted body with everything from it escaped, and lets an operator dismiss an unreadable postback', async () => {
+    const admin = await AdminClient.login(h.runtime.url!);
+    const csrf = await admin.csrf('/admin/mappings');
+    const body = orderBody([{ sku: 'PRINT-A5', title: '<script>alert(1)</script>' }], { name: '#<img src=x onerror=alert(1)>' });
+    const preview = await admin.post('/admin/mappings/preview', { _csrf: csrf, shop: SHOP, body: JSON.stringify(body) });
+    expect(preview.status).toBe(200);
+    const page = await preview.text();
+    expect(page).toContain('&#34;sku&#34;: &#34;PRINT-A5&#34;');
+    expect(page).not.toContain('<script>alert(1)');
+    expect(page).not.toContain('<img src=x');
+    const broken = await admin.post('/admin/mappings/preview', { _csrf: csrf, body: '{"line_items": [' });
+    expect(await broken.text()).toContain('The body is not JSON');
+
+    await fetch(`${h.runtime.url}/postbacks/postback-test-token`, { method: 'POST', body: '<b>not an event</b>' });
+    const problems = await admin.page('/admin/problems');
+    expect(problems).toContain('&#60;b&#62;not an event&#60;/b&#62;');
+    const action = /action="(\/admin\/postbacks\/[^"]+\/dismiss)"/.exec(problems)![1]!;
+    const embedded = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const shopPage = await (await fetch(`${h.runtime.url}/admin/problems?id_token=${embedded}`)).text();
+    expect(shopPage).not.toContain('not an event');
+    const carried = /href="\/admin\?s=([^"]+)"/.exec(shopPage)![1]!;
+    const byShop = await fetch(`${h.runtime.url}${action}`, { method: 'POST', body: new URLSearchParams({ _s: decodeURIComponent(carried), _csrf: csrfOf(shopPage) }), redirect: 'manual' });
+    expect(byShop.status).toBe(403);
+    const dismissed = await admin.post(action, { _csrf: csrfOf(problems) });
+    expect(dismissed.status).toBe(303);
+    expect(await admin.page(dismissed.headers.get('location')!)).toContain('The postback was dismissed.');
+    expect((await h.runtime.store.listUnreadablePostbacks()).entries).toEqual([]);
+  });
+
+  it('pages through the orders newest first, 25 a page, and filters by status with counts', async () => {
+    for (let i = 0; i < 30; i++) {
+      const orderId = `gid://shopify/Order/77${String(i).padStart(3, '0')}`;
+      await h.runtime.store.update('paging-store.myshopify.com', orderId, () => ({
+        link: { ...h.runtime.store.blank('paging-store.myshopify.com', orderId), orderName: `#P${String(i).padStart(3, '0')}`, status: i % 2 ? 'submitted' : 'pending' },
+      }));
+    }
+    const admin = await AdminClient.login(h.runtime.url!);
+    const names = (page: string) => [...page.matchAll(/>(#P\d{3})</g)].map((m) => m[1]);
+    const first = await admin.page('/admin');
+    expect(names(first)).toHaveLength(25);
+    expect(names(first).slice(0, 3)).toEqual(['#P029', '#P028', '#P027']);
+    expect(first).toMatch(/Page 1 of 2 · 3\d order\(s\)/);
+    const second = await admin.page('/admin?page=2');
+    expect(names(second)).toEqual(['#P004', '#P003', '#P002', '#P001', '#P000']);
+    const submitted = await admin.page('/admin?status=submitted');
+    expect(names(submitted)).toHaveLength(15);
+    expect(submitted).toMatch(/submitted<span class="count">15<\/span>/);
+    // Nonsense in the query falls back to the first page of everything.
+    expect(names(await admin.page('/admin?status=nope&page=-3'))).toHaveLength(25);
+  });
+
+  it('slows down guessing the operator token', async () => {
+    // A client address of its own (the app trusts X-Forwarded-For from its proxy).
+    const attempt = (token: string) =>
+      fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token }), headers: { 'x-forwarded-for': '203.0.113.9' }, redirect: 'manual' });
+    for (let i = 0; i < 10; i++) expect((await attempt(`guess-${i}`)).status).toBe(401);
+    const blocked = await attempt(ADMIN_TOKEN);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('set-cookie')).toBeNull();
+    expect((await AdminClient.login(h.runtime.url!)).cookie).toMatch(/^pb_admin=/);
+  });
+});
