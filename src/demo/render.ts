@@ -11,6 +11,8 @@ export interface DemoOutput {
   write(text: string): unknown;
   /** A terminal: the live table is redrawn in place. */
   isTTY?: boolean;
+  /** The terminal's width: live lines are cut to it, since a wrapped line would throw the redrawing off. */
+  columns?: number;
 }
 
 export const STAGES = ['received', 'submitted', 'print ready', 'shipped'] as const;
@@ -59,14 +61,28 @@ export function paint(style: Style, tone: Tone, text: string): string {
   return style.color ? `${ANSI[tone]}${text}${ANSI.reset}` : text;
 }
 
+// Built from a string: a control character in a regular expression literal reads as a mistake.
+const ANSI_SEQUENCE = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** Display width: East Asian wide characters take two columns; ANSI sequences none. */
 export function displayWidth(text: string): number {
   let width = 0;
-  for (const char of text.replace(/\x1b\[[0-9;]*m/g, '')) {
+  for (const char of text.replace(ANSI_SEQUENCE, '')) {
     const code = char.codePointAt(0) ?? 0;
     width += (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xff00 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6) ? 2 : 1;
   }
   return width;
+}
+
+/** Cuts a line to `width` columns; a cut line loses its colours (cutting inside an ANSI sequence would garble it). */
+export function fitTo(line: string, width: number): string {
+  if (displayWidth(line) <= width) return line;
+  let out = '';
+  for (const char of line.replace(ANSI_SEQUENCE, '')) {
+    if (displayWidth(out + char) > width - 1) break;
+    out += char;
+  }
+  return `${out}…`;
 }
 
 const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
@@ -121,7 +137,8 @@ export class LiveProgress {
       const lines = [...progressTable(rows, this.style), ...this.notes.slice(-6).map((n) => paint(this.style, 'dim', n))];
       // Up to the first line of the previous drawing, then each line cleared and rewritten.
       const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}A` : '';
-      this.out.write(`${up}${lines.map((l) => `\x1b[2K${l}\n`).join('')}`);
+      const width = this.out.columns ?? 0;
+      this.out.write(`${up}${lines.map((l) => `\x1b[2K${width > 10 ? fitTo(l, width - 1) : l}\n`).join('')}`);
       this.drawnLines = lines.length;
       return;
     }

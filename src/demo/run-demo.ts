@@ -65,6 +65,8 @@ export interface DemoResult {
   entries: SummaryEntry[];
   /** With `keepRunning` (and not interrupted): the running stack, for the caller to close. */
   stack?: DemoStack;
+  /** Where the run kept its state and logs (once its stack had started). */
+  run?: { redisUrl: string; redisPrefix: string; logFile: string };
 }
 
 export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
@@ -79,6 +81,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
   const interrupted = () => options.signal?.aborted === true;
 
   let stack: DemoStack | undefined;
+  let run: DemoResult['run'];
   let keep = false;
   try {
     say(paint(style, 'bold', 'print-bridge demo: the print-service emulator, a Shopify stand-in and the app, on this machine'));
@@ -98,7 +101,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
       }
       throw error;
     }
-    if (interrupted()) return { exitCode: 130, entries: [] };
+    run = { redisUrl: stack.redis.url, redisPrefix: stack.config.REDIS_PREFIX, logFile: stack.logFile };
+    if (interrupted()) return { exitCode: 130, entries: [], run };
 
     say(`  Redis             ${stack.redis.url}${stack.redis.source === 'private' ? ' (a private redis-server, stopped at the end)' : ''}, keys under ${stack.config.REDIS_PREFIX}`);
     say(`  print service     ${stack.emulator.baseUrl}  (emulator, speed ${speed}; account ${stack.config.PRINT_SOURCE_ACCOUNT})`);
@@ -154,14 +158,14 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
       say(`  Shopify stand-in  ${stack.standIn.origin}/_stand-in/shops/${stack.shop}/orders`);
       say(`  mappings          ${stack.mappingsDir}`);
       say(`  logs              ${stack.logFile}`);
-      return { exitCode, entries, stack };
+      return { exitCode, entries, stack, run };
     }
-    return { exitCode, entries };
+    return { exitCode, entries, run };
   } catch (error) {
     if (interrupted()) {
       say();
       say('Interrupted: stopping the app, the emulator and the stand-in, and deleting the demo’s keys.');
-      return { exitCode: 130, entries: [] };
+      return { exitCode: 130, entries: [], run };
     }
     throw error;
   } finally {
@@ -261,7 +265,8 @@ function statusText(t: Tracked): string {
   const status = t.seen?.app.status;
   if (!status) return t.activity ?? 'sending';
   const printer = t.seen?.printer;
-  const atPrinter = printer && printer.orders > 0 && t.activity ? ` (${t.activity})` : '';
+  const settled = ['shipped', 'cancelled', 'held', 'error'].includes(status);
+  const atPrinter = printer && printer.orders > 0 && t.activity && !settled ? `, ${t.activity}` : '';
   return `${status}${atPrinter}`;
 }
 
@@ -300,7 +305,7 @@ function actionsFor(stack: DemoStack, t: Tracked, progress: LiveProgress, option
         stack.emulator.processor.forget(o);
         await sleep(5, undefined, { signal });
       } while (o.timer || o.busy);
-      t.activity = 'held at the printer';
+      t.activity = 'paused at printer';
       progress.note(`${order.name} the printer keeps the order in its queue for now (status ${o.record.status})`);
     },
     async releaseAtPrinter() {
