@@ -63,6 +63,10 @@ export function registerDemoCommand(program: Command): void {
         color: flags.color && !env.noColor && !flags.json && process.stdout.isTTY === true,
         json: flags.json,
         signal: interrupt.signal,
+      }).catch((error: unknown) => {
+        // Whatever failed may have left a connection open; the error is reported and the process must still end.
+        setTimeout(() => process.exit(1), 2_000).unref();
+        throw error;
       });
 
       if (result.stack) {

@@ -49,6 +49,16 @@ export async function pingRedis(url: string, timeoutMs = 1_000): Promise<boolean
   }
 }
 
+/** Whether `port` can be listened on at `host` right now. */
+export async function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -15,7 +15,7 @@ import {
 } from './render.js';
 import { RedisUnavailableError } from './redis.js';
 import { demoScenarios, type DemoScenario, type ScenarioActions } from './scenarios.js';
-import { startDemoStack, type DemoStack } from './stack.js';
+import { DemoSetupError, startDemoStack, type DemoStack } from './stack.js';
 import { observe, printerOrdersOf, verdict, type Observation, type Verdict } from './verify.js';
 
 /**
@@ -95,7 +95,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
         redisServerCommand: options.redisServerCommand,
       });
     } catch (error) {
-      if (error instanceof RedisUnavailableError) {
+      if (error instanceof RedisUnavailableError || error instanceof DemoSetupError) {
         out.write(`${options.json ? JSON.stringify({ ok: false, error: error.message }) : error.message}\n`);
         return { exitCode: 1, entries: [] };
       }

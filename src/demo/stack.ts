@@ -11,7 +11,7 @@ import { createRedis, deleteByPrefix, waitForRedis } from '../redis.js';
 import { startAdminStandIn, type AdminStandIn } from '../shopify/admin-stand-in/index.js';
 import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT } from './mapping.js';
 import { DEMO_SHOP } from './orders.js';
-import { freePort, resolveRedis, type ResolvedRedis } from './redis.js';
+import { freePort, portIsFree, resolveRedis, type ResolvedRedis } from './redis.js';
 
 /**
  * Everything the demo runs on one machine, each on a free local port: a Redis (the given one or a private
@@ -55,6 +55,14 @@ export interface DemoStack {
   close(): Promise<void>;
 }
 
+/** A setting the demo cannot start with; reported as one line. */
+export class DemoSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DemoSetupError';
+  }
+}
+
 const secret = (bytes = 24) => randomBytes(bytes).toString('hex');
 
 export async function startDemoStack(options: DemoStackOptions): Promise<DemoStack> {
@@ -63,6 +71,10 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => undefined);
     cleanups.length = 0;
   };
+  // Checked before anything starts: a web server that cannot listen would leave the rest half-started.
+  if (options.port && options.port > 0 && !(await portIsFree(options.port))) {
+    throw new DemoSetupError(`port ${options.port} is in use; choose another --port, or leave it out for a free one`);
+  }
   try {
     const workDir = mkdtempSync(join(tmpdir(), 'print-bridge-demo-'));
     const mappingsDir = join(workDir, 'mappings');
@@ -95,7 +107,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       accounts: parseAccounts(options.printerAccounts ?? demoPrinterAccounts()),
       // The app answers postbacks within milliseconds; a retry after a hiccup should not stall the demo.
       delivery: { baseDelayMs: 250, maxAttempts: 8 },
-      logger: logger.child({ name: 'emulator' }),
+      logger: logger.child({ component: 'emulator' }),
     });
     cleanups.push(() => emulator.close());
 

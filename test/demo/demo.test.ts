@@ -13,7 +13,8 @@ import { TEST_REDIS_URL } from '../helpers/redis.js';
  * expected end state, checked by the demo in the real systems; a wrong setup must end in exit 1 naming the orders.
  */
 
-const FAST = { speed: 10, holdSeconds: 1.5, staggerMs: 50, timeoutSeconds: 40 } as const;
+// A 2-second hold window leaves the cancellation inside it (sent half a second in) room on a busy CI machine.
+const FAST = { speed: 10, holdSeconds: 2, staggerMs: 50, timeoutSeconds: 40 } as const;
 
 function capture() {
   const chunks: string[] = [];
@@ -163,7 +164,7 @@ describe('print-bridge demo', () => {
     { timeout: 60_000 },
     async () => {
       const port = await freePort();
-      const result = await runBin(['demo', '--speed', '10', '--hold-seconds', '1.5'], { REDIS_URL: `redis://127.0.0.1:${port}` }, { timeoutMs: 55_000 });
+      const result = await runBin(['demo', '--speed', '10', '--hold-seconds', '2'], { REDIS_URL: `redis://127.0.0.1:${port}` }, { timeoutMs: 55_000 });
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('a private redis-server');
       expect(result.stdout).toContain('Demo summary');
