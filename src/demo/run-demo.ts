@@ -264,6 +264,7 @@ async function playAndWatch(stack: DemoStack, scenarios: DemoScenario[], options
 function statusText(t: Tracked): string {
   const status = t.seen?.app.status;
   if (!status) return t.activity ?? 'sending';
+  if (status === 'pending' && t.seen?.app.submitAfter) return 'pending, hold window';
   const printer = t.seen?.printer;
   const settled = ['shipped', 'cancelled', 'held', 'error'].includes(status);
   const atPrinter = printer && printer.orders > 0 && t.activity && !settled ? `, ${t.activity}` : '';
