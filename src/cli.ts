@@ -6,6 +6,7 @@ import { PrintServiceError } from './print-service/errors.js';
 import { registerEmulatorCommand } from './emulator/cli.js';
 import { registerMappingCommands } from './mapping/cli.js';
 import { registerAppCommands } from './app/cli.js';
+import { registerDemoCommand } from './demo/cli.js';
 
 /**
  * `print-bridge`: one binary for every role (DESIGN section 3). Each domain registers its own commands so that this
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerEmulatorCommand(program);
   registerMappingCommands(program);
   registerAppCommands(program);
+  registerDemoCommand(program);
   return program;
 }
 

@@ -77,7 +77,7 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
         source: 'shopify',
         detail:
           settings.holdMinutes > 0
-            ? `after the ${settings.holdMinutes}-minute hold window, at ${next.submitAfter}`
+            ? `after the ${describeHoldWindow(settings.holdMinutes)} hold window, at ${next.submitAfter}`
             : 'now (no hold window)',
       });
     }
@@ -101,6 +101,12 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
     }
   }
   return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop' };
+}
+
+/** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
+export function describeHoldWindow(holdMinutes: number): string {
+  if (Number.isInteger(holdMinutes)) return `${holdMinutes}-minute`;
+  return `${Math.round(holdMinutes * 60 * 10) / 10}-second`;
 }
 
 async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderWebhook, topic: string): Promise<WebhookOutcome> {

@@ -312,7 +312,8 @@ export const mappingFileSchema = z
     submit: z
       .object({
         on: z.enum(['orders/create', 'orders/paid']).default('orders/paid'),
-        holdMinutes: z.number().int('must be a whole number').min(0).max(10_080, 'must be at most 10080 (a week)').default(0),
+        // Fractions are allowed (0.5 = 30 seconds): the demo and tests need a window of seconds, not minutes.
+        holdMinutes: z.number().min(0, 'must be 0 or more').max(10_080, 'must be at most 10080 (a week)').default(0),
         validate: z.boolean().default(true),
       })
       .strict()

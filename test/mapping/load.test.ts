@@ -21,6 +21,12 @@ describe('loading a mapping file', () => {
     expect(m.config.unmapped).toBe('hold');
   });
 
+  it('takes a hold window in fractions of a minute, and refuses a negative one', () => {
+    const seconds = loadMappingText(withBase('submit: { holdMinutes: 0.05 }\n'), 'm.yaml');
+    expect(seconds.ok && seconds.mapping.config.submit.holdMinutes).toBe(0.05);
+    expect(problemsOf(withBase('submit: { holdMinutes: -1 }\n'))).toEqual([expect.stringMatching(/submit\.holdMinutes: must be 0 or more/)]);
+  });
+
   it('reports a typo in a key at the key, with a suggestion', () => {
     const yaml = withBase(`products:
   - match: { sku: "BOOK-*" }
