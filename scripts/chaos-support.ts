@@ -49,6 +49,7 @@ export class AofRedis {
     args.push('--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction');
     this.child = spawn('redis-server', args, { stdio: 'ignore' });
     const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined);
     try {
       for (let i = 0; i < 200; i++) {
         try {

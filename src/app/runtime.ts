@@ -205,10 +205,21 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       },
     });
     server = app.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0');
-    await new Promise<void>((resolve, reject) => {
-      server!.once('listening', resolve);
-      server!.once('error', reject);
-    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server!.once('listening', resolve);
+        server!.once('error', reject);
+      });
+    } catch (error) {
+      // Nothing else holds the process open then: a port in use must end `start` with its message, not hang it.
+      registry.close();
+      liveness.close();
+      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close(), sessions.close()]);
+      requestRedis.disconnect();
+      workerRedis?.disconnect();
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(code === 'EADDRINUSE' ? `port ${options.port ?? config.PORT} is already in use (set PORT to another one)` : (error as Error).message);
+    }
     const address = server.address() as AddressInfo;
     url = `http://${options.host ?? '127.0.0.1'}:${address.port}`;
     logger.info({ url }, 'web: listening');

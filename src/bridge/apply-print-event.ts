@@ -90,7 +90,7 @@ async function acquireLease(deps: ApplyPrintEventDeps, link: OrderLink): Promise
   for (;;) {
     const lease = await deps.store.tryLease(link.shop, link.orderId, leaseMs);
     if (lease) return lease;
-    if (Date.now() > deadline) throw Object.assign(new OrderBusyError(`order ${link.orderId} is being updated by another job`), { retryAfterMs: 500 });
+    if (Date.now() > deadline) throw new OrderBusyError(`order ${link.orderId} is being updated by another job`, 1_000);
     await sleep(5 + Math.random() * 20);
   }
 }

@@ -25,7 +25,11 @@ export class OrderDataMissingError extends Error {
 /** The order is in a state where this step must wait for another to finish (e.g. a cancel while a create is in flight). */
 export class OrderBusyError extends Error {
   readonly retryable = true;
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** When the order is held only for a moment (a lease), a short wait instead of the job's exponential backoff. */
+    readonly retryInMs?: number,
+  ) {
     super(message);
     this.name = 'OrderBusyError';
   }

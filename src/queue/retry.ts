@@ -21,15 +21,24 @@ export interface RetryHint {
   retryable: boolean;
   /** A wait the failing side asked for (Retry-After, Shopify's bucket refill). */
   retryAfterMs?: number;
+  /**
+   * The failure is a moment's contention (another job holds the order): try again after about this long instead of
+   * the exponential backoff, for the first SHORT_RETRIES attempts, then back off as usual so that a long hold does
+   * not use up every attempt in a minute.
+   */
+  retryInMs?: number;
 }
+
+export const SHORT_RETRIES = 10;
 
 export function retryHintOf(error: unknown): RetryHint {
   if (error && typeof error === 'object') {
-    const e = error as { retryable?: unknown; retryAfterMs?: unknown };
+    const e = error as { retryable?: unknown; retryAfterMs?: unknown; retryInMs?: unknown };
     return {
       // Errors we did not classify (a bug, a Redis hiccup) are retried: losing an order is worse than a retry.
       retryable: e.retryable !== false,
       retryAfterMs: typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined,
+      retryInMs: typeof e.retryInMs === 'number' ? e.retryInMs : undefined,
     };
   }
   return { retryable: true };
@@ -37,9 +46,11 @@ export function retryHintOf(error: unknown): RetryHint {
 
 /** Capped exponential with jitter; never shorter than what the other side asked for. */
 export function backoffDelay(attemptsMade: number, error?: unknown, random: () => number = Math.random): number {
+  const hint = retryHintOf(error);
+  if (hint.retryInMs !== undefined && attemptsMade <= SHORT_RETRIES) return Math.round(hint.retryInMs * (1 + random()));
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attemptsMade - 1));
   const jittered = Math.round(ceiling * (0.5 + random() / 2));
-  const floor = retryHintOf(error).retryAfterMs ?? 0;
+  const floor = hint.retryAfterMs ?? 0;
   return Math.max(jittered, floor);
 }
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,19 @@ describe('print-bridge start', () => {
     }
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('ends with a clear message when its port is taken, instead of hanging', async () => {
+    const port = await freePort();
+    const taken = createServer().listen(port, '0.0.0.0');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    try {
+      const result = await runBin(['start'], appEnv(port), { timeoutMs: 20_000 });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`port ${port} is already in use`);
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
 
   it('serves health, readiness and OAuth, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
