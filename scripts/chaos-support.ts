@@ -6,22 +6,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import { freePort, pingRedis } from '../src/local-redis.js';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+export { freePort } from '../src/local-redis.js';
+export { seededRandom } from '../src/emulator/ids.js';
 
 /**
  * A redis-server with `appendonly yes`, as docs/operations.md asks for production. `appendfsync always` so that even
@@ -48,25 +40,12 @@ export class AofRedis {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--dir', this.dir];
     args.push('--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction');
     this.child = spawn('redis-server', args, { stdio: 'ignore' });
-    const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      for (let i = 0; i < 200; i++) {
-        try {
-          await probe.connect();
-          if ((await probe.ping()) === 'PONG') {
-            // The AOF is read before the server accepts commands; LOADING would answer an error to ping.
-            return;
-          }
-        } catch {
-          probe.disconnect();
-          await sleep(25);
-        }
-      }
-      throw new Error(`redis-server on port ${this.port} did not start (is redis-server installed?)`);
-    } finally {
-      probe.disconnect();
+    // The AOF is read before the server answers PING, so an answer means the data is back.
+    for (let i = 0; i < 200; i++) {
+      if (await pingRedis(this.url, 250)) return;
+      await sleep(25);
     }
+    throw new Error(`redis-server on port ${this.port} did not start (is redis-server installed?)`);
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -177,16 +156,4 @@ export class PostbackRelay {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
-}
-
-/** A deterministic random source (mulberry32), so that a chaos run can be repeated with its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -13,7 +13,7 @@ import {
   type Style,
   type SummaryEntry,
 } from './render.js';
-import { RedisUnavailableError } from './redis.js';
+import { RedisUnavailableError } from '../local-redis.js';
 import { demoScenarios, type DemoScenario, type ScenarioActions } from './scenarios.js';
 import { DemoSetupError, startDemoStack, type DemoStack } from './stack.js';
 import { observe, printerOrdersOf, verdict, type Observation, type Verdict } from './verify.js';

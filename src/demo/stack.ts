@@ -11,7 +11,7 @@ import { createRedis, deleteByPrefix, waitForRedis } from '../redis.js';
 import { startAdminStandIn, type AdminStandIn } from '../shopify/admin-stand-in/index.js';
 import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT } from './mapping.js';
 import { DEMO_SHOP } from './orders.js';
-import { freePort, portIsFree, resolveRedis, type ResolvedRedis } from './redis.js';
+import { freePort, portIsFree, resolveRedis, type ResolvedRedis } from '../local-redis.js';
 
 /**
  * Everything the demo runs on one machine, each on a free local port: a Redis (the given one or a private
