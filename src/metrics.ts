@@ -65,6 +65,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly reconciled = new Counter({
+    name: 'print_bridge_reconciled_total',
+    help: 'What the reconciliation jobs did: checked (a silent order asked about at the print service), events (what that found), resumed (a stuck submission given a job again), recovered (a Shopify order that had no webhook)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly ordersByStatus = new Gauge({
     name: 'print_bridge_orders',
     help: 'Orders known to the app, by status',

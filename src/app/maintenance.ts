@@ -5,6 +5,7 @@ import type { PrintServicePort } from '../bridge/ports.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../bridge/reconcile.js';
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import { enqueuePrintEvent, jobId, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
@@ -28,6 +29,7 @@ export interface MaintenanceDeps {
   redis: Redis;
   clock: () => Date;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 /** What a maintenance job runs, by job name. */
@@ -51,10 +53,13 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
           { store: deps.store, printService: deps.printService, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
           { silentForMs },
         );
+        deps.metrics?.reconciled.inc({ outcome: 'checked' }, checked.checked);
+        deps.metrics?.reconciled.inc({ outcome: 'events' }, checked.events);
+        deps.metrics?.reconciled.inc({ outcome: 'resumed' }, resumed.stuck);
         return { ...checked, resumed };
       }
-      case MAINTENANCE_JOBS.lostOrders:
-        return recoverLostOrders(
+      case MAINTENANCE_JOBS.lostOrders: {
+        const outcome = await recoverLostOrders(
           {
             store: deps.store,
             installedShops: () => deps.sessions.installedShops(deps.redis),
@@ -72,6 +77,9 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
           },
           { lookbackMs: config.RECONCILE_LOOKBACK_HOURS * 3_600_000, minAgeMs: config.RECONCILE_LOST_MIN_AGE_MINUTES * 60_000 },
         );
+        deps.metrics?.reconciled.inc({ outcome: 'recovered' }, outcome.recovered.length);
+        return outcome;
+      }
       default:
         logger.warn({ job: name }, 'maintenance job of an unknown kind ignored (written by another version of the app?)');
         return { kind: 'unknown-job', name };

@@ -239,7 +239,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
       },
       printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
-      maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger }),
+      maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),
     });
     await scheduleMaintenance(queues, config);
     logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');

@@ -78,6 +78,8 @@ describe('reconciliation', () => {
     const atPrinter = h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId);
     expect(atPrinter).toHaveLength(1);
     expect((atPrinter[0]!.record.orderData.items as { sku: string; quantity: number }[]).map((i) => [i.sku, i.quantity])).toEqual([['PRINT-LOST', 1]]);
+    const metrics = await (await fetch(`${h.runtime.url}/metrics`)).text();
+    expect(metrics).toMatch(/print_bridge_reconciled_total\{outcome="recovered"\} [1-9]/);
     // A cancelled order is not resurrected.
     expect(await h.runtime.store.get(SHOP, young.admin_graphql_api_id)).toBeUndefined();
 
