@@ -2,7 +2,8 @@
  * bench:intake: signed webhooks per second accepted by `POST /webhooks` (verify HMAC with the Shopify library,
  * de-duplicate by webhook id, enqueue durably in Redis, answer), measured with autocannon, beside a bare Express
  * raw-body endpoint in the same run. The app runs as `print-bridge web` in its own process; its RSS after the run is
- * reported too.
+ * reported too. Then the same load against `print-bridge start` (web and worker in one process, the worker mapping
+ * and submitting to the emulator as it goes), for the memory of the default deployment under intake load.
  *
  *   npm run bench:intake [-- --seconds 10 --connections 50]
  */
@@ -13,7 +14,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { bullPrefix } from '../src/queue/queues.js';
 import { signedHeaders } from './bench-webhooks.js';
-import { appEnv, benchMapping, benchOrder, cleanupPrefix, forkService, newPrefix, REDIS_URL, SHOP, startApp } from './bench-support.js';
+import { appEnv, benchMapping, benchOrder, cleanupPrefix, forkService, newPrefix, REDIS_URL, registerShop, SHOP, startApp } from './bench-support.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
 const seconds = Number(values.seconds);
@@ -81,4 +82,30 @@ try {
 } finally {
   app.kill('SIGTERM');
   await cleanupPrefix(prefix);
+}
+
+// The default deployment: web and worker in one process under the same load.
+const emulator = await forkService('emulator');
+const standIn = await forkService('stand-in');
+const startPrefix = newPrefix('intake-start');
+const startEnv = appEnv({
+  prefix: startPrefix,
+  emulatorUrl: String(emulator.info.url),
+  standInOrigin: String(standIn.info.origin),
+  mappingsDir: benchMapping(),
+  port: 3000 + Math.floor(Math.random() * 2000),
+});
+await registerShop(startEnv);
+const both = await startApp('start', startEnv);
+try {
+  await load(`http://127.0.0.1:${startEnv.PORT}`, 1);
+  const result = await load(`http://127.0.0.1:${startEnv.PORT}`, seconds);
+  const rss = Number((await (await fetch(`http://127.0.0.1:${startEnv.PORT}/healthz`)).json() as { rss?: number }).rss ?? 0) / 2 ** 20;
+  console.log(line('print-bridge start (web + worker)', result));
+  console.log(`  RSS of the start process after the run: ${rss.toFixed(0)} MiB`);
+} finally {
+  both.kill('SIGTERM');
+  emulator.child.kill();
+  standIn.child.kill();
+  await cleanupPrefix(startPrefix);
 }
