@@ -313,10 +313,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
   // ---- the queue dashboard, operators only -------------------------------------------------------------------
   const board = new ExpressAdapter();
   board.setBasePath('/admin/queues');
-  // @bull-board/express 9.10.1 brings its own copy of @bull-board/api 9.10.1 beside the app's 9.10.2: the same
-  // interface, declared twice, so TypeScript needs telling.
-  const serverAdapter = board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'];
-  createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter, options: { uiConfig: { boardTitle: 'print-bridge queues' } } });
+  // @bull-board/api and @bull-board/express are pinned to one version in package.json: two copies of the api would
+  // make the adapter's type another package's.
+  createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board, options: { uiConfig: { boardTitle: 'print-bridge queues' } } });
   router.use(
     '/admin/queues',
     (_req, res, next) => {
