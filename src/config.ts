@@ -222,10 +222,11 @@ export function printApiSettings(config: Config) {
  * What `print-bridge demo` takes from the environment: only `REDIS_URL` (same rule and default as the app's) and
  * `NO_COLOR`. Everything else the demo generates, so neither a `.env` file nor other variables can change it.
  */
-export function demoEnvironment(env: Record<string, string | undefined> = process.env): { redisUrl: string; noColor: boolean } {
+export function demoEnvironment(env: Record<string, string | undefined> = process.env): { redisUrl: string; noColor: boolean; adminToken?: string } {
   const parsed = configSchema.shape.REDIS_URL.safeParse(env.REDIS_URL);
   if (!parsed.success) {
     throw new ConfigError([`REDIS_URL: ${parsed.error.issues[0]?.message ?? 'invalid'} (got ${JSON.stringify(env.REDIS_URL)})`]);
   }
-  return { redisUrl: parsed.data, noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '' };
+  const adminToken = env.ADMIN_TOKEN?.trim() || undefined;
+  return { redisUrl: parsed.data, noColor: env.NO_COLOR !== undefined && env.NO_COLOR !== '', ...(adminToken ? { adminToken } : {}) };
 }

@@ -55,6 +55,7 @@ export function registerDemoCommand(program: Command): void {
       const result = await runDemo({
         out: process.stdout,
         redisUrl: env.redisUrl,
+        adminToken: env.adminToken,
         speed: flags.speed,
         holdSeconds: flags.holdSeconds,
         timeoutSeconds: flags.timeout,

@@ -58,6 +58,8 @@ export interface RunDemoOptions {
   staggerMs?: number;
   /** Command to start a private Redis with (default `redis-server`). */
   redisServerCommand?: string;
+  /** ADMIN_TOKEN when set, so the admin pages open with a token the person chose. */
+  adminToken?: string;
 }
 
 export interface DemoResult {
@@ -93,6 +95,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
         port: options.port,
         printerAccounts: options.printerAccounts,
         redisServerCommand: options.redisServerCommand,
+        adminToken: options.adminToken,
       });
     } catch (error) {
       if (error instanceof RedisUnavailableError || error instanceof DemoSetupError) {

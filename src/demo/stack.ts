@@ -33,6 +33,8 @@ export interface DemoStackOptions {
   /** Level of the app's and the emulator's logs, written to `logFile`. */
   logLevel?: 'info' | 'debug' | 'warn';
   redisServerCommand?: string;
+  /** The operator token of the admin pages; default a random one, printed with --keep-running. */
+  adminToken?: string;
 }
 
 export interface DemoStack {
@@ -140,10 +142,11 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         PRINT_API_SECRET: DEMO_ACCOUNT.secret,
         PRINT_SOURCE_ACCOUNT: DEMO_ACCOUNT.name,
         POSTBACK_TOKEN: postbackToken,
-        ADMIN_TOKEN: secret(16),
+        ADMIN_TOKEN: options.adminToken ?? secret(16),
         MAPPINGS_DIR: mappingsDir,
         // Nothing goes silent in a run of seconds; the reconciliation would only add a scheduler to clean up.
         RECONCILE_SILENT_MINUTES: '0',
+        RECONCILE_LOOKBACK_HOURS: '0',
         LOG_LEVEL: options.logLevel ?? 'info',
       },
     });
