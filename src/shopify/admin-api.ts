@@ -17,7 +17,7 @@ import type { AdminGraphqlTransport, GraphqlAnswer } from './admin/transport.js'
  */
 
 export * from './admin/errors.js';
-export { ShopifyPacer, type PacingOptions, type PacingWait, type CostReport } from './admin/pacing.js';
+export { ShopifyPacer, type PacingOptions, type PacingWait, type CostReport, type ReportCost } from './admin/pacing.js';
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 
@@ -513,10 +513,10 @@ export class ShopifyAdminApi {
   }
 
   private async send<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
-    return this.pacer.run(this.shop, operation, { idempotent }, async () => {
+    return this.pacer.run(this.shop, operation, { idempotent }, async (reportCost) => {
       const answer = await this.transport.request(operation, query, variables);
       const cost = readCost(answer);
-      if (cost) this.pacer.observe(this.shop, operation, cost);
+      if (cost) reportCost(cost);
       const errors = readErrors(answer);
       if (errors.length > 0) {
         if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
