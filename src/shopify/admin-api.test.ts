@@ -109,6 +109,53 @@ describe('reading an order', () => {
     expect(order!.status).toBeNull();
   });
 
+  it('requests little enough that a standard bucket admits several reads at once, and is refunded to what it read', async () => {
+    await adminApi().getOrderForFulfillment(ORDER_GID);
+    const [read] = standIn.requests();
+    // fulfillmentOrders (2 + 5 × (1 + (2 + 25 × (node 1 + lineItem 1)))) + fulfillments (1 + 5 × (trackingInfo 1
+    // + (2 + 25 × 2))) + order 1 + metafield 1
+    expect(read!.requestedQueryCost).toBe(535);
+    // One fulfillment order of two lines, no fulfillment, no metafield: 1 + (2 + (1 + (2 + 2 × 2))) + 1 + 1
+    expect(read!.actualQueryCost).toBe(12);
+    expect(standIn.throttleStatus(SHOP).currentlyAvailable).toBeGreaterThanOrEqual(2000 - 12);
+  });
+
+  it('lists a line item split across fulfillment orders once', async () => {
+    const line = (id: string, remaining: number) => ({
+      id: `gid://shopify/FulfillmentOrderLineItem/${id}`,
+      totalQuantity: remaining,
+      remainingQuantity: remaining,
+      lineItem: { id: LINE_A, sku: 'BOOK-A5-01', name: 'Book A5', quantity: 3, currentQuantity: 3, unfulfilledQuantity: 3 },
+    });
+    const fulfillmentOrder = (id: string, lines: ReturnType<typeof line>[]) => ({
+      id: `gid://shopify/FulfillmentOrder/${id}`,
+      status: 'OPEN',
+      lineItems: { nodes: lines, pageInfo: { hasNextPage: false } },
+    });
+    const transport = {
+      shop: SHOP,
+      request: async () => ({
+        data: {
+          order: {
+            id: ORDER_GID,
+            name: '#1001',
+            tags: [],
+            note: null,
+            cancelledAt: null,
+            updatedAt: '2026-11-21T09:00:00Z',
+            displayFulfillmentStatus: 'UNFULFILLED',
+            fulfillmentOrders: { nodes: [fulfillmentOrder('1', [line('11', 2)]), fulfillmentOrder('2', [line('21', 1)])], pageInfo: { hasNextPage: false } },
+            fulfillments: [],
+            statusMetafield: null,
+          },
+        },
+      }),
+    };
+    const order = await new ShopifyAdminApi(transport).getOrderForFulfillment(ORDER_GID);
+    expect(order!.lineItems.map((l) => [l.id, l.name])).toEqual([[LINE_A, 'Book A5']]);
+    expect(order!.fulfillmentOrders.map((fo) => fo.lineItems.map((l) => [l.lineItemId, l.remainingQuantity]))).toEqual([[[LINE_A, 2]], [[LINE_A, 1]]]);
+  });
+
   it('answers null for an order the shop does not have', async () => {
     expect(await adminApi().getOrderForFulfillment('gid://shopify/Order/1')).toBeNull();
   });

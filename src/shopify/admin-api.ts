@@ -17,17 +17,25 @@ import type { AdminGraphqlTransport, GraphqlAnswer } from './admin/transport.js'
  */
 
 export * from './admin/errors.js';
-export { ShopifyPacer, type PacingOptions, type PacingWait, type CostReport } from './admin/pacing.js';
+export { ShopifyPacer, type PacingOptions, type PacingWait, type CostReport, type ReportCost } from './admin/pacing.js';
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 
 export const STATUS_METAFIELD = { namespace: 'print_bridge', key: 'status', type: 'json' } as const;
 
-/** Page sizes keep the order query under Shopify's single-query cost limit (1000) in its cost model. */
-const ORDER_LINE_ITEMS_PAGE = 50;
+/**
+ * Page sizes of the order read. Shopify admits a query only when the shop's bucket holds its requested cost (every
+ * page full), so these set how much of the bucket one read needs before it may start, not what it costs: 535 of the
+ * single-query limit of 1000 and of a standard shop's 2,000 points, where an order of two lines, one fulfillment order
+ * and two fulfillments costs about 25 once Shopify has refunded the rest. An order one location fulfills is read whole
+ * up to 25 line items, as before; beyond a page the read refuses (see getOrderForFulfillment).
+ */
 const FULFILLMENT_ORDERS_PAGE = 5;
 const FULFILLMENT_ORDER_LINES_PAGE = 25;
-const FULFILLMENTS_PAGE = 10;
+// A print order has a fulfillment per shipment; the list only serves to find one an earlier attempt created, oldest
+// first. One that is not read is still counted in the fulfillment orders' remaining quantities, so it is never
+// fulfilled twice.
+const FULFILLMENTS_PAGE = 5;
 const FULFILLMENT_LINES_PAGE = 25;
 const RECENT_ORDERS_PAGE = 50;
 
@@ -53,6 +61,15 @@ const graphqlErrorSchema = z.object({
   extensions: z.object({ code: z.string().optional() }).loose().optional(),
 });
 
+const lineItemSchema = z.object({
+  id: gid('LineItem'),
+  sku: z.string().nullable(),
+  name: z.string(),
+  quantity: z.number().int(),
+  currentQuantity: z.number().int(),
+  unfulfilledQuantity: z.number().int(),
+});
+
 const fulfillmentSchema = z.object({
   id: gid('Fulfillment'),
   name: z.string(),
@@ -75,19 +92,6 @@ const orderForFulfillmentSchema = z.object({
       cancelledAt: z.string().nullable(),
       updatedAt: z.string(),
       displayFulfillmentStatus: z.string(),
-      lineItems: z.object({
-        nodes: z.array(
-          z.object({
-            id: gid('LineItem'),
-            sku: z.string().nullable(),
-            name: z.string(),
-            quantity: z.number().int(),
-            currentQuantity: z.number().int(),
-            unfulfilledQuantity: z.number().int(),
-          }),
-        ),
-        pageInfo: pageInfoSchema,
-      }),
       fulfillmentOrders: z.object({
         nodes: z.array(
           z.object({
@@ -99,7 +103,7 @@ const orderForFulfillmentSchema = z.object({
                   id: gid('FulfillmentOrderLineItem'),
                   totalQuantity: z.number().int(),
                   remainingQuantity: z.number().int(),
-                  lineItem: z.object({ id: gid('LineItem'), sku: z.string().nullable() }),
+                  lineItem: lineItemSchema,
                 }),
               ),
               pageInfo: pageInfoSchema,
@@ -137,6 +141,10 @@ export interface OrderForFulfillment {
   cancelledAt: string | null;
   updatedAt: string;
   displayFulfillmentStatus: string;
+  /**
+   * The order's line items that are in its fulfillment orders, i.e. all that Shopify can fulfill (a line item that
+   * needs no shipping has no fulfillment order line and is not among them).
+   */
   lineItems: { id: string; sku: string | null; name: string; quantity: number; currentQuantity: number; unfulfilledQuantity: number }[];
   fulfillmentOrders: {
     id: string;
@@ -192,6 +200,8 @@ export interface ShopifyAdminApiOptions {
 
 // -------------------------------------------------------------------------------------------------------- documents
 
+// The line items come with the fulfillment order lines: each line's lineItem object is paid for anyway and scalars
+// cost nothing, so the order's own lineItems connection (52 points requested) is not read.
 const ORDER_FOR_FULFILLMENT = /* GraphQL */ `
   query PrintBridgeOrderForFulfillment($id: ID!) {
     order(id: $id) {
@@ -202,16 +212,12 @@ const ORDER_FOR_FULFILLMENT = /* GraphQL */ `
       cancelledAt
       updatedAt
       displayFulfillmentStatus
-      lineItems(first: ${ORDER_LINE_ITEMS_PAGE}) {
-        nodes { id sku name quantity currentQuantity unfulfilledQuantity }
-        pageInfo { hasNextPage }
-      }
       fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PAGE}) {
         nodes {
           id
           status
           lineItems(first: ${FULFILLMENT_ORDER_LINES_PAGE}) {
-            nodes { id totalQuantity remainingQuantity lineItem { id sku } }
+            nodes { id totalQuantity remainingQuantity lineItem { id sku name quantity currentQuantity unfulfilledQuantity } }
             pageInfo { hasNextPage }
           }
         }
@@ -316,7 +322,6 @@ export class ShopifyAdminApi {
     const order = data.order;
     if (!order) return null;
     const truncated = [
-      order.lineItems.pageInfo.hasNextPage && `more than ${ORDER_LINE_ITEMS_PAGE} line items`,
       order.fulfillmentOrders.pageInfo.hasNextPage && `more than ${FULFILLMENT_ORDERS_PAGE} fulfillment orders`,
       order.fulfillmentOrders.nodes.some((fo) => fo.lineItems.pageInfo.hasNextPage) &&
         `a fulfillment order with more than ${FULFILLMENT_ORDER_LINES_PAGE} line items`,
@@ -335,7 +340,7 @@ export class ShopifyAdminApi {
       cancelledAt: order.cancelledAt,
       updatedAt: order.updatedAt,
       displayFulfillmentStatus: order.displayFulfillmentStatus,
-      lineItems: order.lineItems.nodes,
+      lineItems: distinctLineItems(order.fulfillmentOrders.nodes.flatMap((fo) => fo.lineItems.nodes.map((l) => l.lineItem))),
       fulfillmentOrders: order.fulfillmentOrders.nodes.map((fo) => ({
         id: fo.id,
         status: fo.status,
@@ -513,10 +518,10 @@ export class ShopifyAdminApi {
   }
 
   private async send<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
-    return this.pacer.run(this.shop, operation, { idempotent }, async () => {
+    return this.pacer.run(this.shop, operation, { idempotent }, async (reportCost) => {
       const answer = await this.transport.request(operation, query, variables);
       const cost = readCost(answer);
-      if (cost) this.pacer.observe(this.shop, operation, cost);
+      if (cost) reportCost(cost);
       const errors = readErrors(answer);
       if (errors.length > 0) {
         if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
@@ -579,6 +584,11 @@ function trackingInput(tracking: TrackingInfo | undefined): { company?: string; 
     ...(tracking.company ? { company: tracking.company } : {}),
     ...(tracking.url ? { url: tracking.url } : {}),
   };
+}
+
+/** A line item split across fulfillment orders (e.g. two locations) is listed once. */
+function distinctLineItems(lineItems: z.infer<typeof lineItemSchema>[]): z.infer<typeof lineItemSchema>[] {
+  return [...new Map(lineItems.map((l) => [l.id, l])).values()];
 }
 
 function parseJsonValue(value: string): unknown {

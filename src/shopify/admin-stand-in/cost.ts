@@ -16,8 +16,11 @@ import {
 } from 'graphql';
 
 /**
- * Query cost, after Shopify's published rules in simplified form: an object costs 1, a connection costs 2 plus
- * `first` times what one of its nodes costs, scalars and enums are free, and each mutation costs 10. The numbers are
+ * Query cost, after Shopify's published rules in simplified form. Before a query runs, its requested cost is what it
+ * could return at most: an object costs 1, a connection costs 2 plus `first` times what one of its nodes costs, a
+ * list of objects 1 plus `first` times one element, scalars and enums are free, and each mutation costs 10. After it
+ * ran, its actual cost is the same sum over what it did return: a connection that asked for 25 nodes and got 2 costs
+ * 2 plus those 2 nodes. Shopify takes the requested cost from the bucket and refunds the difference. The numbers are
  * close to Shopify's for the shapes print-bridge sends, which is what matters for pacing.
  */
 
@@ -29,33 +32,137 @@ export const SINGLE_QUERY_MAX_COST = 1000;
 const CONNECTION_WRAPPERS = new Set(['nodes', 'edges', 'node', 'pageInfo']);
 const NODE_FIELDS = new Set(['nodes', 'node']);
 
+type Fragments = Map<string, FragmentDefinitionNode>;
+
+/** How a field selecting objects is costed; fields of scalars and enums are free and never classified. */
+interface CostedField {
+  node: FieldNode;
+  /** The object or interface type the field's selection is made on. */
+  type: GraphQLCompositeType;
+  kind: 'connection' | 'connection-node' | 'connection-wrapper' | 'list' | 'object';
+  first: number | undefined;
+  /** Whether the field's own selection is made inside a connection, i.e. its wrappers are per node. */
+  selectsInsideConnection: boolean;
+}
+
 export function requestedQueryCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions) {
-    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-  }
+  const fragments = fragmentsOf(document);
   if (operation.operation === 'mutation') {
     const rootFields = collectFields(schema, schema.getMutationType()!, operation.selectionSet, fragments);
     return Math.max(1, rootFields.filter((f) => !f.node.name.value.startsWith('__')).length * MUTATION_COST);
   }
-  const root = schema.getQueryType()!;
-  return Math.max(1, selectionCost(schema, root, operation.selectionSet, fragments, variables, false));
+  return Math.max(1, requestedSelectionCost(schema, schema.getQueryType()!, operation.selectionSet, fragments, variables, false));
 }
 
-function selectionCost(
+/**
+ * What a query cost once it ran, from the data it answered: never more than its requested cost, and a mutation's is
+ * its requested cost.
+ */
+export function actualQueryCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  data: unknown,
+): number {
+  const requested = requestedQueryCost(schema, document, operation, variables);
+  if (operation.operation === 'mutation') return requested;
+  const spent = actualSelectionCost(schema, schema.getQueryType()!, operation.selectionSet, fragmentsOf(document), variables, false, data);
+  // A list asked for without `first` was requested as one element; it never costs more than was paid up front.
+  return Math.max(1, Math.min(requested, spent));
+}
+
+function requestedSelectionCost(
   schema: GraphQLSchema,
   parent: GraphQLCompositeType,
   selectionSet: SelectionSetNode,
-  fragments: Map<string, FragmentDefinitionNode>,
+  fragments: Fragments,
   variables: Record<string, unknown>,
   insideConnection: boolean,
 ): number {
   let total = 0;
+  for (const field of costedFields(schema, parent, selectionSet, fragments, variables, insideConnection)) {
+    const child = requestedSelectionCost(schema, field.type, field.node.selectionSet!, fragments, variables, field.selectsInsideConnection);
+    switch (field.kind) {
+      case 'connection':
+        total += 2 + (field.first ?? 1) * child;
+        break;
+      case 'connection-node':
+        // Each node object costs 1; edges and pageInfo only carry them.
+        total += 1 + child;
+        break;
+      case 'connection-wrapper':
+        total += child;
+        break;
+      case 'list':
+        total += 1 + (field.first ?? 1) * child;
+        break;
+      case 'object':
+        total += 1 + child;
+        break;
+    }
+  }
+  return total;
+}
+
+/**
+ * The requested rules applied to the answer: a connection pays for the nodes (or edges) it returned instead of
+ * `first`, a list for its elements. A field missing from the answer (a fragment on another type) costs nothing; one
+ * answered null still cost its lookup.
+ */
+function actualSelectionCost(
+  schema: GraphQLSchema,
+  parent: GraphQLCompositeType,
+  selectionSet: SelectionSetNode,
+  fragments: Fragments,
+  variables: Record<string, unknown>,
+  insideConnection: boolean,
+  data: unknown,
+): number {
+  if (!isRecord(data)) return 0;
+  let total = 0;
+  for (const field of costedFields(schema, parent, selectionSet, fragments, variables, insideConnection)) {
+    const value = data[field.node.alias?.value ?? field.node.name.value];
+    if (value === undefined) continue;
+    const childOf = (element: unknown) =>
+      actualSelectionCost(schema, field.type, field.node.selectionSet!, fragments, variables, field.selectsInsideConnection, element);
+    const elements = Array.isArray(value) ? value : value === null ? [] : [value];
+    switch (field.kind) {
+      case 'connection':
+        // The connection's wrappers sum its nodes, so its own value is costed once, not per node.
+        total += 2 + childOf(value);
+        break;
+      case 'connection-node':
+        total += elements.reduce((sum: number, element) => sum + 1 + childOf(element), 0);
+        break;
+      case 'connection-wrapper':
+        total += elements.reduce((sum: number, element) => sum + childOf(element), 0);
+        break;
+      case 'list':
+        total += 1 + elements.reduce((sum: number, element) => sum + childOf(element), 0);
+        break;
+      case 'object':
+        total += 1 + childOf(value);
+        break;
+    }
+  }
+  return total;
+}
+
+function costedFields(
+  schema: GraphQLSchema,
+  parent: GraphQLCompositeType,
+  selectionSet: SelectionSetNode,
+  fragments: Fragments,
+  variables: Record<string, unknown>,
+  insideConnection: boolean,
+): CostedField[] {
+  const out: CostedField[] = [];
   for (const { node, type } of collectFields(schema, parent, selectionSet, fragments)) {
     if (node.name.value.startsWith('__')) continue;
     const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : undefined;
@@ -64,21 +171,37 @@ function selectionCost(
     const named = getNamedType(def.type);
     if (!(isObjectType(named) || isInterfaceType(named)) || !node.selectionSet) continue;
     const isConnection = named.name.endsWith('Connection');
-    const child = selectionCost(schema, named, node.selectionSet, fragments, variables, isConnection || (insideConnection && node.name.value === 'edges'));
-    const first = intArgument(node, 'first', variables);
     const fieldType = isNonNullType(def.type) ? def.type.ofType : def.type;
-    if (isConnection) {
-      total += 2 + (first ?? 1) * child;
-    } else if (insideConnection && CONNECTION_WRAPPERS.has(node.name.value)) {
-      // Each node object costs 1; edges and pageInfo only carry them.
-      total += NODE_FIELDS.has(node.name.value) ? 1 + child : child;
-    } else if (isListType(fieldType)) {
-      total += 1 + (first ?? 1) * child;
-    } else {
-      total += 1 + child;
-    }
+    const kind: CostedField['kind'] = isConnection
+      ? 'connection'
+      : insideConnection && CONNECTION_WRAPPERS.has(node.name.value)
+        ? NODE_FIELDS.has(node.name.value)
+          ? 'connection-node'
+          : 'connection-wrapper'
+        : isListType(fieldType)
+          ? 'list'
+          : 'object';
+    out.push({
+      node,
+      type: named,
+      kind,
+      first: intArgument(node, 'first', variables),
+      selectsInsideConnection: isConnection || (insideConnection && node.name.value === 'edges'),
+    });
   }
-  return total;
+  return out;
+}
+
+function fragmentsOf(document: DocumentNode): Fragments {
+  const fragments: Fragments = new Map();
+  for (const def of document.definitions) {
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  }
+  return fragments;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Flattens fragments so that every field is costed against the type it is selected on. */
@@ -86,7 +209,7 @@ function collectFields(
   schema: GraphQLSchema,
   parent: GraphQLCompositeType,
   selectionSet: SelectionSetNode,
-  fragments: Map<string, FragmentDefinitionNode>,
+  fragments: Fragments,
   seen: Set<string> = new Set(),
 ): { node: FieldNode; type: GraphQLCompositeType }[] {
   const out: { node: FieldNode; type: GraphQLCompositeType }[] = [];
@@ -130,7 +253,8 @@ export interface ThrottleStatus {
 
 /**
  * Shopify's leaky bucket, one per shop: it holds at most `maximumAvailable` points, refills at `restoreRate` points a
- * second, and a query runs only if the bucket can pay its requested cost.
+ * second, and a query runs only if the bucket can pay its requested cost; what a query did not use of it is refunded
+ * once it ran.
  */
 export class LeakyBucket {
   private available: number;
@@ -156,6 +280,13 @@ export class LeakyBucket {
     if (cost > this.available) return false;
     this.available -= cost;
     return true;
+  }
+
+  /** Gives back points taken for a query that cost less than was requested; never above the maximum. */
+  refund(points: number): void {
+    if (points <= 0) return;
+    this.refill();
+    this.available = Math.min(this.maximumAvailable, this.available + points);
   }
 
   /** Empties the bucket down to `level` points (0 by default), as a burst of other calls would. */

@@ -10,7 +10,7 @@ import {
   type GraphQLFormattedError,
 } from 'graphql';
 import { z } from 'zod';
-import { LeakyBucket, requestedQueryCost, SINGLE_QUERY_MAX_COST, type ThrottleStatus } from './cost.js';
+import { actualQueryCost, LeakyBucket, requestedQueryCost, SINGLE_QUERY_MAX_COST, type ThrottleStatus } from './cost.js';
 import { FaultPlan, type InjectedFailure } from './faults.js';
 import { buildAdminSchema, rootValue, type ResolverContext } from './resolvers.js';
 import { seedOrder, SeedError } from './seed.js';
@@ -57,6 +57,8 @@ export interface RequestLogEntry {
   /** `query` or `mutation`, with its root fields, e.g. `mutation fulfillmentCreate`. */
   operation: string | null;
   requestedQueryCost: number | null;
+  /** What the query cost once it ran (the bucket got the rest back); null when it did not run. */
+  actualQueryCost: number | null;
   throttled: boolean;
   variables: Record<string, unknown> | null;
 }
@@ -282,6 +284,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       status: 200,
       operation: 'rest GET orders/:id',
       requestedQueryCost: null,
+      actualQueryCost: null,
       throttled: false,
       variables: { id: numericId },
     };
@@ -318,6 +321,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       status: 200,
       operation: null,
       requestedQueryCost: null,
+      actualQueryCost: null,
       throttled: false,
       variables: null,
     };
@@ -387,10 +391,14 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       variableValues: variables,
       operationName: body.data.operationName ?? undefined,
     });
+    // As on Shopify, the answer's throttleStatus already shows the refund of what the query did not use.
+    const actual = actualQueryCost(schema, document, operation, variables, result.data);
+    entry.actualQueryCost = actual;
+    bucket.refund(cost - actual);
     return answer(200, {
       ...(result.data !== undefined ? { data: result.data } : {}),
       ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
-      extensions: { cost: { requestedQueryCost: cost, actualQueryCost: cost, throttleStatus: bucket.status() } },
+      extensions: { cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: bucket.status() } },
     });
   }
 

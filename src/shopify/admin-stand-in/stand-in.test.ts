@@ -126,19 +126,34 @@ describe('Admin GraphQL', () => {
     expect(answer.json.errors[0].message).toContain('Cannot query field "shop"');
   });
 
-  it('puts the query cost and the bucket on every answer', async () => {
+  it('puts the query cost and the bucket on every answer, refunding what the query did not use', async () => {
     standIn.seedOrder(SHOP, body());
     const first = await gql(FO_QUERY, { id: ORDER });
     const second = await gql(FO_QUERY, { id: ORDER });
     const cost = first.json.extensions.cost;
-    expect(cost.requestedQueryCost).toBe(cost.actualQueryCost);
     // order 1 + fulfillmentOrders (2 + 5 × (node 1 + lineItems (2 + 10 × (node 1 + lineItem 1)))) = 118
     expect(cost.requestedQueryCost).toBe(118);
+    // The order has one fulfillment order of two lines: 1 + (2 + 1 × (1 + (2 + 2 × 2))) = 10
+    expect(cost.actualQueryCost).toBe(10);
     expect(cost.throttleStatus).toMatchObject({ maximumAvailable: 2000, restoreRate: 100 });
-    // Paid 118, and the bucket refills while the query runs.
-    expect(cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(2000 - 118);
-    expect(cost.throttleStatus.currentlyAvailable).toBeLessThan(2000 - 100);
-    expect(second.json.extensions.cost.throttleStatus.currentlyAvailable).toBeLessThan(cost.throttleStatus.currentlyAvailable);
+    // Took 118, gave back 108 before answering (and the bucket refills a little while the query runs).
+    expect(cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(2000 - 10);
+    expect(cost.throttleStatus.currentlyAvailable).toBeLessThan(2000);
+    expect(second.json.extensions.cost.throttleStatus.currentlyAvailable).toBeGreaterThanOrEqual(2000 - 20);
+    expect(standIn.requests().map((r) => [r.requestedQueryCost, r.actualQueryCost])).toEqual([
+      [118, 10],
+      [118, 10],
+    ]);
+  });
+
+  it('refunds a throttled query nothing and charges a mutation in full', async () => {
+    standIn.seedOrder(SHOP, body());
+    await control('POST', '/throttle', { shop: SHOP, drainTo: 100 });
+    const refused = await gql(FO_QUERY, { id: ORDER });
+    expect(refused.json.extensions.cost).toMatchObject({ requestedQueryCost: 118, actualQueryCost: null });
+    expect(refused.json.extensions.cost.throttleStatus.currentlyAvailable).toBeLessThan(118);
+    const tagged = await gql(`mutation($id: ID!) { tagsAdd(id: $id, tags: ["x"]) { node { id } userErrors { message } } }`, { id: ORDER });
+    expect(tagged.json.extensions.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
   });
 
   it('refuses a query above the single-query cost limit', async () => {

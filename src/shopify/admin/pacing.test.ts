@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ShopifyThrottledError, ShopifyUnavailableError, ShopifyUserError, throttleWaitMs } from './errors.js';
-import { ShopifyPacer, type PacingWait } from './pacing.js';
+import { ShopifyPacer, type PacingWait, type ReportCost } from './pacing.js';
 
 /** The pacer on a fake clock: every wait is recorded and advances time instead of sleeping. */
 function fakePacer(options: ConstructorParameters<typeof ShopifyPacer>[0] = {}) {
@@ -20,6 +20,78 @@ function fakePacer(options: ConstructorParameters<typeof ShopifyPacer>[0] = {}) 
 
 const SHOP = 'pace.myshopify.com';
 const status = (currentlyAvailable: number) => ({ maximumAvailable: 2000, currentlyAvailable, restoreRate: 100 });
+
+/**
+ * A clock whose timers fire only when the test moves time on, so that answers arriving while calls wait can be
+ * played in order.
+ */
+function manualClock() {
+  let now = 1_000_000;
+  let timers: { at: number; fire: () => void }[] = [];
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const sleep = (ms: number, signal?: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const timer = { at: now + ms, fire: resolve };
+      timers.push(timer);
+      signal?.addEventListener('abort', () => {
+        timers = timers.filter((t) => t !== timer);
+        resolve();
+      });
+    });
+  return {
+    now: () => now,
+    sleep,
+    pacer: (options: ConstructorParameters<typeof ShopifyPacer>[0] = {}) =>
+      new ShopifyPacer({ now: () => now, sleep, safetyMarginMs: 0, ...options }),
+    /** Moves time to each next timer in turn until every promise has settled. */
+    async runUntilSettled(promises: Promise<unknown>[]) {
+      let pending = promises.length;
+      for (const p of promises) void p.finally(() => (pending -= 1));
+      for (let guard = 0; guard < 1000; guard++) {
+        await settle();
+        if (pending === 0) return;
+        const next = timers.reduce<(typeof timers)[number] | undefined>((soonest, t) => (!soonest || t.at < soonest.at ? t : soonest), undefined);
+        if (!next) throw new Error('calls are stuck with no timer to wait for');
+        timers = timers.filter((t) => t !== next);
+        now = Math.max(now, next.at);
+        next.fire();
+      }
+      throw new Error('calls did not settle');
+    },
+  };
+}
+
+/** Shopify's side of the calls: a bucket that takes the requested cost, answers after `latencyMs`, then refunds. */
+function fakeShopify(clock: ReturnType<typeof manualClock>, bucket: { available: number; restoreRate: number; latencyMs?: number }) {
+  let available = bucket.available;
+  let updatedAt = clock.now();
+  const refill = () => {
+    available = Math.min(2000, available + ((clock.now() - updatedAt) / 1000) * bucket.restoreRate);
+    updatedAt = clock.now();
+  };
+  const fake = {
+    sentAt: [] as number[],
+    throttled: 0,
+    status: () => {
+      refill();
+      return { maximumAvailable: 2000, currentlyAvailable: Math.floor(available), restoreRate: bucket.restoreRate };
+    },
+    async answer(report: ReportCost, cost: { requested: number; actual: number }) {
+      refill();
+      if (available < cost.requested) {
+        fake.throttled += 1;
+        throw new ShopifyThrottledError('fake', SHOP, cost.requested, fake.status());
+      }
+      available -= cost.requested;
+      fake.sentAt.push(clock.now());
+      if (bucket.latencyMs) await clock.sleep(bucket.latencyMs);
+      refill();
+      available += cost.requested - cost.actual;
+      report({ requestedQueryCost: cost.requested, actualQueryCost: cost.actual, throttleStatus: fake.status() });
+    },
+  };
+  return fake;
+}
 
 describe('throttleWaitMs', () => {
   it('is the time the bucket needs to hold the requested cost', () => {
@@ -51,12 +123,47 @@ describe('ShopifyPacer', () => {
   });
 
   it('queues concurrent calls of one shop behind each other instead of sending them into a throttle', async () => {
-    // Time stands still here, so that each call's reservation is seen by the next without any refill.
-    const { pacer, waits } = fakePacer({ sleep: async () => {} });
+    const clock = manualClock();
+    const pacer = clock.pacer();
+    const shopify = fakeShopify(clock, { available: 15, restoreRate: 100 });
+    pacer.observe(SHOP, 'addTags', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: shopify.status() });
+    const started = clock.now();
+    const calls = [1, 2, 3].map(() => pacer.run(SHOP, 'addTags', { idempotent: true }, (report) => shopify.answer(report, { requested: 10, actual: 10 })));
+    await clock.runUntilSettled(calls);
+    // 15 points: the first call goes at once, the second when 5 more have come (50 ms), the third 100 ms later.
+    expect(shopify.sentAt.map((t) => t - started)).toEqual([0, 50, 150]);
+    expect(shopify.throttled).toBe(0);
+  });
+
+  it('lets waiting calls go as soon as an answer shows the points a query did not use', async () => {
+    const clock = manualClock();
+    const pacer = clock.pacer();
+    // A read requests 600 points and costs 20: Shopify needs 600 in the bucket to start it and refunds 580 after.
+    const shopify = fakeShopify(clock, { available: 2000, restoreRate: 100, latencyMs: 100 });
+    pacer.observe(SHOP, 'getOrder', { requestedQueryCost: 600, actualQueryCost: 20, throttleStatus: shopify.status() });
+    const started = clock.now();
+    const reads = Array.from({ length: 8 }, () =>
+      pacer.run(SHOP, 'getOrder', { idempotent: true }, (report) => shopify.answer(report, { requested: 600, actual: 20 })),
+    );
+    await clock.runUntilSettled(reads);
+    // Three fit in 2,000 at once. Each answer (100 ms later) shows 580 points back, and the next read goes; a read in
+    // flight stays counted at 600, since an answer may or may not include it. Reservations held until precomputed
+    // waits ran out (600 points each against 100 a second) would have kept the last read back 28 s.
+    expect(shopify.sentAt.map((t) => t - started)).toEqual([0, 0, 0, 100, 100, 200, 200, 300]);
+    expect(shopify.throttled).toBe(0);
+    expect(pacer.estimatedAvailable(SHOP)).toBeGreaterThan(1800);
+  });
+
+  it('keeps counting the points of a call that ended without a cost until the next answer', async () => {
+    const clock = manualClock();
+    const pacer = clock.pacer();
     pacer.observe(SHOP, 'addTags', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: status(15) });
-    await Promise.all([1, 2, 3].map(() => pacer.run(SHOP, 'addTags', { idempotent: true }, async () => undefined)));
-    // 15 points: the first call goes at once, the second needs 5 more (50 ms), the third 15 more (150 ms).
-    expect(waits.map((w) => w.ms)).toEqual([50, 150]);
+    await pacer.run(SHOP, 'addTags', { idempotent: true }, async () => undefined);
+    // Shopify may have taken its 10 points: 5 are left, and the next call waits for 5 more.
+    expect(pacer.estimatedAvailable(SHOP)).toBe(5);
+    expect(pacer.waitBefore(SHOP, 'addTags')).toBe(50);
+    pacer.observe(SHOP, 'addTags', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: status(15) });
+    expect(pacer.estimatedAvailable(SHOP)).toBe(15);
   });
 
   it('retries THROTTLED after the time the bucket needs, a bounded number of times', async () => {

@@ -1,12 +1,16 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { ShopifyThrottledError, ShopifyUnavailableError, type ThrottleStatus } from './errors.js';
 
 /**
- * Keeps a worker inside each shop's Admin API budget. Every answer carries the shop's bucket (`throttleStatus`);
- * before a call, the pacer estimates what the bucket holds now (it refills at `restoreRate` a second, less what calls
- * of this process have reserved and not yet had answered) and waits if the call's expected cost would not fit. A
- * THROTTLED answer is retried after the time the bucket needs, a few times; 429 and 5xx a few times with backoff when
- * the call is safe to repeat. So a busy shop slows the worker down instead of failing jobs. The state is per process;
- * several workers each read the same bucket from Shopify's answers.
+ * Keeps a worker inside each shop's Admin API budget. Every answer carries the shop's bucket (`throttleStatus`), after
+ * Shopify has refunded what the query did not use of its requested cost. Before a call, the pacer estimates what the
+ * bucket holds now (it refills at `restoreRate` a second, less what calls of this process have reserved and not yet
+ * had answered) and waits if the call's requested cost would not fit: Shopify admits a query only when the bucket
+ * holds its requested cost. A waiting call looks again whenever an answer arrives, so a call whose query cost far less
+ * than it requested frees the shop for the next ones at once. A THROTTLED answer is retried after the time the bucket
+ * needs, a few times; 429 and 5xx a few times with backoff when the call is safe to repeat. So a busy shop slows the
+ * worker down instead of failing jobs. The state is per process; several workers each read the same bucket from
+ * Shopify's answers.
  */
 
 export interface PacingOptions {
@@ -25,9 +29,10 @@ export interface PacingOptions {
    * a wait of exactly the computed time can arrive a hair before the points are there.
    */
   safetyMarginMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Resolves after `ms`, or early once `signal` aborts (a waiting call is woken by an answer). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   now?: () => number;
-  /** Told about every wait, for logs and metrics. */
+  /** Told about every wait, for logs and metrics; a wait for the bucket is told when it ends, with the time it took. */
   onWait?: (event: PacingWait) => void;
 }
 
@@ -49,11 +54,43 @@ interface ShopState {
   /** Shopify's figures from the last answer, and when they came. */
   status?: ThrottleStatus;
   observedAt: number;
-  /** Points reserved by calls of this process that have not had their answer yet. */
-  pending: number;
+  /** Calls of this process that have reserved their expected cost and not had their answer yet, in turn order. */
+  reservations: Reservation[];
+  /**
+   * Points of calls that ended without a cost report (no answer, or an answer without `extensions.cost`) since the
+   * last report: Shopify may have taken them, and only its next figures say.
+   */
+  unreportedSpend: number;
+  /** Resolved, and replaced, whenever the estimate may have grown: an answer came or a reservation was released. */
+  changed: Signal;
 }
 
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+interface Reservation {
+  cost: number;
+  released: boolean;
+}
+
+interface Signal {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+function newSignal(): Signal {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+  }
+}
+
+/** Given to a call so that it reports its answer's cost the moment it has it; see `ShopifyPacer.run`. */
+export type ReportCost = (cost: CostReport) => void;
 
 export class ShopifyPacer {
   private readonly shops = new Map<string, ShopState>();
@@ -74,21 +111,24 @@ export class ShopifyPacer {
     };
   }
 
-  /** Records what an answer said about the shop's bucket and what the operation cost. */
+  /**
+   * Records what an answer said about the shop's bucket and what the operation cost. The requested cost is what the
+   * next call of the operation must find in the bucket; what it actually cost is already in `throttleStatus`.
+   */
   observe(shop: string, operation: string, cost: CostReport): void {
     const state = this.stateOf(shop);
     state.status = cost.throttleStatus;
     state.observedAt = this.options.now();
+    state.unreportedSpend = 0;
     this.expectedCosts.set(operation, cost.requestedQueryCost);
+    this.notify(state);
   }
 
   /** Points the shop's bucket is estimated to hold for a new call now, or undefined before the first answer. */
   estimatedAvailable(shop: string): number | undefined {
     const state = this.shops.get(shop);
     if (!state?.status) return undefined;
-    const elapsedSeconds = Math.max(0, this.options.now() - state.observedAt) / 1000;
-    const refilled = Math.min(state.status.maximumAvailable, state.status.currentlyAvailable + elapsedSeconds * state.status.restoreRate);
-    return refilled - state.pending;
+    return this.refilled(state) - state.reservations.reduce((sum, r) => sum + r.cost, 0);
   }
 
   expectedCost(operation: string): number {
@@ -105,22 +145,30 @@ export class ShopifyPacer {
 
   /**
    * Runs one Admin API call with pacing and bounded retries. `idempotent: false` (e.g. fulfillmentCreate) retries
-   * only failures that are known to have done nothing: THROTTLED, 429 and 503.
+   * only failures that are known to have done nothing: THROTTLED, 429 and 503. The call gets `report`, to pass the
+   * answer's cost on as soon as it has it: that both records the shop's bucket and ends the call's reservation, so
+   * the bucket is never counted twice (once in Shopify's figures, once as reserved).
    */
-  async run<T>(shop: string, operation: string, options: { idempotent: boolean }, call: () => Promise<T>): Promise<T> {
+  async run<T>(shop: string, operation: string, options: { idempotent: boolean }, call: (report: ReportCost) => Promise<T>): Promise<T> {
     let throttled = 0;
     let unavailable = 0;
-    // The cost is reserved before waiting, so concurrent calls of one shop see each other and queue up.
+    // The cost is reserved before waiting, so concurrent calls of one shop see each other and queue up in turn.
     let reservation = this.reserve(shop, operation);
-    if (reservation.waitMs > 0) await this.wait({ shop, operation, ms: reservation.waitMs, reason: 'bucket-low', attempt: 1 });
+    await this.awaitTurn(shop, operation, reservation);
     for (let attempt = 1; ; attempt += 1) {
+      const current = reservation;
+      let reported = false;
+      const report: ReportCost = (cost) => {
+        reported = true;
+        this.release(shop, current);
+        this.observe(shop, operation, cost);
+      };
       try {
-        const result = await call();
-        this.release(shop, reservation);
+        const result = await call(report);
+        this.release(shop, current, { reported });
         return result;
       } catch (error) {
-        // The call has had its answer: its points are now in Shopify's figures, or were never taken.
-        this.release(shop, reservation);
+        this.release(shop, current, { reported });
         if (error instanceof ShopifyThrottledError && throttled < this.options.maxThrottledRetries) {
           throttled += 1;
           if (error.throttleStatus) {
@@ -132,7 +180,7 @@ export class ShopifyPacer {
           }
           reservation = this.reserve(shop, operation);
           const needed = Math.min(this.options.maxWaitMs, (error.retryAfterMs ?? 1000) + this.options.safetyMarginMs);
-          await this.wait({ shop, operation, ms: Math.max(needed, reservation.waitMs), reason: 'throttled', attempt });
+          await this.wait({ shop, operation, ms: Math.max(needed, this.turnWait(shop, reservation)), reason: 'throttled', attempt });
           continue;
         }
         if (
@@ -144,7 +192,7 @@ export class ShopifyPacer {
           reservation = this.reserve(shop, operation);
           const backoff = this.options.unavailableBaseDelayMs * 2 ** (unavailable - 1);
           const needed = Math.min(this.options.maxWaitMs, error.retryAfterMs ?? backoff);
-          await this.wait({ shop, operation, ms: Math.max(needed, reservation.waitMs), reason: 'unavailable', attempt });
+          await this.wait({ shop, operation, ms: Math.max(needed, this.turnWait(shop, reservation)), reason: 'unavailable', attempt });
           continue;
         }
         throw error;
@@ -153,23 +201,76 @@ export class ShopifyPacer {
   }
 
   private reserve(shop: string, operation: string): Reservation {
-    const waitMs = this.waitBefore(shop, operation);
-    const cost = this.expectedCost(operation);
-    this.stateOf(shop).pending += cost;
-    return { cost, waitMs, released: false };
+    const reservation = { cost: this.expectedCost(operation), released: false };
+    this.stateOf(shop).reservations.push(reservation);
+    return reservation;
   }
 
-  private release(shop: string, reservation: Reservation): void {
+  /**
+   * Ends a reservation once its call has had its answer. A call that ended without reporting a cost may still have
+   * been charged, so its points stay counted until Shopify's next figures.
+   */
+  private release(shop: string, reservation: Reservation, options: { reported: boolean } = { reported: true }): void {
     if (reservation.released) return;
     reservation.released = true;
     const state = this.stateOf(shop);
-    state.pending = Math.max(0, state.pending - reservation.cost);
+    state.reservations = state.reservations.filter((r) => r !== reservation);
+    if (!options.reported) state.unreportedSpend += reservation.cost;
+    this.notify(state);
+  }
+
+  /**
+   * Waits until the bucket, as estimated, can pay this reservation after every reservation ahead of it. The estimate
+   * is looked at again whenever an answer arrives, and the wait ends after `maxWaitMs` in any case: Shopify's own
+   * answer (THROTTLED at worst) then says more than the estimate can.
+   */
+  private async awaitTurn(shop: string, operation: string, reservation: Reservation): Promise<void> {
+    const state = this.stateOf(shop);
+    for (let budget = this.options.maxWaitMs; budget > 0; ) {
+      const ms = Math.min(budget, this.turnWait(shop, reservation));
+      if (ms <= 0) return;
+      const started = this.options.now();
+      const wake = new AbortController();
+      const woken = await Promise.race([
+        this.options.sleep(ms, wake.signal).then(() => false),
+        state.changed.promise.then(() => true),
+      ]);
+      wake.abort();
+      const waited = Math.max(0, this.options.now() - started);
+      budget -= woken ? waited : ms;
+      if (waited > 0) this.options.onWait?.({ shop, operation, ms: waited, reason: 'bucket-low', attempt: 1 });
+    }
+  }
+
+  /** How long `reservation` has to wait for the bucket, counting the reservations ahead of it; 0 when it can go. */
+  private turnWait(shop: string, reservation: Reservation): number {
+    const state = this.stateOf(shop);
+    if (!state.status) return 0;
+    let ahead = 0;
+    for (const r of state.reservations) {
+      if (r === reservation) break;
+      ahead += r.cost;
+    }
+    return this.waitFor(reservation.cost - (this.refilled(state) - ahead), state.status.restoreRate);
+  }
+
+  /** What the bucket holds by now after Shopify's last figures, less what calls took since without saying. */
+  private refilled(state: ShopState): number {
+    if (!state.status) return 0;
+    const elapsedSeconds = Math.max(0, this.options.now() - state.observedAt) / 1000;
+    const refilled = Math.min(state.status.maximumAvailable, state.status.currentlyAvailable + elapsedSeconds * state.status.restoreRate);
+    return refilled - state.unreportedSpend;
+  }
+
+  private notify(state: ShopState): void {
+    state.changed.resolve();
+    state.changed = newSignal();
   }
 
   private stateOf(shop: string): ShopState {
     let state = this.shops.get(shop);
     if (!state) {
-      state = { observedAt: this.options.now(), pending: 0 };
+      state = { observedAt: this.options.now(), reservations: [], unreportedSpend: 0, changed: newSignal() };
       this.shops.set(shop, state);
     }
     return state;
@@ -185,10 +286,4 @@ export class ShopifyPacer {
     this.options.onWait?.(event);
     await this.options.sleep(event.ms);
   }
-}
-
-interface Reservation {
-  cost: number;
-  waitMs: number;
-  released: boolean;
 }
