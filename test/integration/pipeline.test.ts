@@ -106,8 +106,10 @@ describe('order pipeline', () => {
       const shipments = emulatorOrders(h.emulator, sourceId(body))[0]?.record.orderData.shipments as { shipTo: { town: string; address1: string } }[] | undefined;
       return shipments?.[0]?.shipTo.town === 'Kraków' && shipments[0].shipTo.address1 === 'ul. Floriańska 3';
     }, { what: 'the new address at the printer' });
-    const history = await h.runtime.store.history(SHOP, body.admin_graphql_api_id);
-    expect(history.some((e) => e.event === 'address change sent')).toBe(true);
+    // The printer has the address as soon as it answered the amendment; the history entry follows that answer.
+    await waitFor(async () => (await h.runtime.store.history(SHOP, body.admin_graphql_api_id)).some((e) => e.event === 'address change sent'), {
+      what: "the history's 'address change sent'",
+    });
   });
 });
 
