@@ -29,7 +29,10 @@ export interface ApplyPrintEventDeps {
   logger: Logger;
   /** Shopify's shipping e-mail to the customer on each fulfillment; on by default. */
   notifyCustomer?: boolean;
-  /** How long one order's lease lasts (a crashed job's lease runs out after this). */
+  /**
+   * How long one order's lease lasts without renewal: a job renews it while it works, so this is only how long the
+   * lease of a job whose worker died blocks the order's other events (default 10 s).
+   */
   leaseMs?: number;
 }
 
@@ -70,10 +73,20 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
     case 'cancelled':
       return cancelled(deps, link, event);
     case 'shipped': {
-      const lease = await acquireLease(deps, link);
+      const leaseMs = deps.leaseMs ?? 10_000;
+      const lease = await acquireLease(deps, link, leaseMs);
+      // Renewed while Shopify is slow (a throttled bucket can hold a call for many seconds), so the lease can be
+      // short and a dead worker's lease stops blocking the order soon.
+      const renewal = setInterval(() => {
+        deps.store.renewLease(link.shop, link.orderId, lease, leaseMs).then(
+          (held) => held || log.warn({ leaseMs }, 'order lease lost while applying a shipment (event loop or Redis stalled)'),
+          () => undefined,
+        );
+      }, Math.max(100, Math.floor(leaseMs / 3)));
       try {
         return await shipped(deps, link, event, log);
       } finally {
+        clearInterval(renewal);
         await deps.store.releaseLease(link.shop, link.orderId, lease);
       }
     }
@@ -84,13 +97,13 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
  * Shipments of one order usually ship together, so their jobs meet here; waiting a moment is cheaper than a failed
  * job and a queue round trip. A lease held longer (a slow Shopify) sends the job back to the queue to retry.
  */
-async function acquireLease(deps: ApplyPrintEventDeps, link: OrderLink): Promise<string> {
-  const leaseMs = deps.leaseMs ?? 60_000;
+async function acquireLease(deps: ApplyPrintEventDeps, link: OrderLink, leaseMs: number): Promise<string> {
   const deadline = Date.now() + 2_000;
   for (;;) {
     const lease = await deps.store.tryLease(link.shop, link.orderId, leaseMs);
     if (lease) return lease;
-    if (Date.now() > deadline) throw new OrderBusyError(`order ${link.orderId} is being updated by another job`, 1_000);
+    // Short retries outlast a dead worker's lease (leaseMs) before the job falls back to its exponential backoff.
+    if (Date.now() > deadline) throw new OrderBusyError(`order ${link.orderId} is being updated by another job`, Math.max(1_000, leaseMs / 5));
     await sleep(5 + Math.random() * 20);
   }
 }

@@ -112,6 +112,11 @@ redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1], 'body', ARGV[2])
 return 1
 `;
 
+const RENEW_LEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
 const RELEASE_LEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -374,6 +379,11 @@ export class OrderStore {
     const token = randomUUID();
     const ok = await this.redis.set(this.key('lease', shop, orderId), token, 'PX', ttlMs, 'NX');
     return ok === 'OK' ? token : undefined;
+  }
+
+  /** Extends a lease still held with `token`; false when it was lost (expired and maybe taken by another job). */
+  async renewLease(shop: string, orderId: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.eval(RENEW_LEASE_SCRIPT, 1, this.key('lease', shop, orderId), token, String(ttlMs))) === 1;
   }
 
   async releaseLease(shop: string, orderId: string, token: string): Promise<void> {

@@ -88,4 +88,19 @@ describe('OrderStore', () => {
     expect(await store.history(other, 'gid://shopify/Order/10')).toEqual([]);
     expect(await store.orderIdsOfShop(other)).toEqual([]);
   });
+
+  it('keeps a lease only for its holder: renewed while held, lost once it ran out and another job took it', async () => {
+    const order = 'gid://shopify/Order/77';
+    const token = (await store.tryLease('lease.myshopify.com', order, 150))!;
+    expect(token).toBeDefined();
+    expect(await store.tryLease('lease.myshopify.com', order, 150)).toBeUndefined();
+    expect(await store.renewLease('lease.myshopify.com', order, token, 150)).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    const other = await store.tryLease('lease.myshopify.com', order, 5_000);
+    expect(other).toBeDefined();
+    expect(await store.renewLease('lease.myshopify.com', order, token, 5_000)).toBe(false);
+    await store.releaseLease('lease.myshopify.com', order, token);
+    expect(await store.tryLease('lease.myshopify.com', order, 5_000)).toBeUndefined();
+    await store.releaseLease('lease.myshopify.com', order, other!);
+  });
 });
