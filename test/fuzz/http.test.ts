@@ -7,10 +7,11 @@ import { OrderStore } from '../../src/bridge/order-store.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { signRequest } from '../../src/print-service/signing.js';
-import { createQueues, type Queues } from '../../src/queue/queues.js';
+import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
+import { createPostbackRouter } from '../../src/web/postbacks.js';
 import { testRedis } from '../helpers/redis.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 
@@ -75,6 +76,73 @@ describe('fuzz: POST /webhooks', () => {
         const res = await request(`${url}/webhooks`, { method: 'POST', headers: signed, body: raw });
         await expectJsonNot5xx(res, `POST /webhooks ${JSON.stringify(signed).slice(0, 120)}`);
       }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('fuzz: POST /postbacks/:token', () => {
+  const { redis, prefix, cleanup } = testRedis('fuzz-postbacks');
+  let server: Server;
+  let url: string;
+  let queues: Queues;
+  beforeAll(async () => {
+    const store = new OrderStore(redis, prefix);
+    queues = createQueues(redis, prefix);
+    const app = createWebApp({
+      logger: silentLogger,
+      readiness: [],
+      webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), isSeen: async () => false, markSeen: async () => undefined, enqueue: async () => undefined },
+      mount: (express) => {
+        express.use(
+          createPostbackRouter({
+            tokens: ['fuzz-token'],
+            basicAuth: 'trigger:pass',
+            enqueue: (job) => enqueuePrintEvent(queues.events, job),
+            keepUnreadable: (entry) => store.keepUnreadablePostback(entry),
+            logger: silentLogger,
+          }),
+        );
+      },
+    });
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.close();
+    await queues.close();
+    await cleanup();
+  });
+
+  const postbackBody = fc.oneof(
+    body,
+    fc
+      .record({
+        event: fc.constantFrom('Shipment Shipped', 'shipped', 'ORDER PRINT READY', 'Order Submission Error', 'x'),
+        sourceOrderId: fc.string({ maxLength: 20 }),
+        ShipmentIndex: fc.oneof(fc.integer(), fc.string({ maxLength: 3 })),
+        TrackingNumber: fc.string({ maxLength: 12 }),
+        Carrier: fc.oneof(fc.string({ maxLength: 8 }), fc.record({ code: fc.string({ maxLength: 8 }), service: fc.string({ maxLength: 8 }) })),
+        errorsClean: fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 }),
+      }, { requiredKeys: [] })
+      .map((v) => JSON.stringify(v)),
+  );
+
+  it('answers arbitrary requests with a 4xx or 2xx JSON body', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('fuzz-token', 'wrong', '%2e%2e', 'fuzz-token%00'),
+        fc.option(fc.constantFrom('trigger:pass', 'trigger:wrong', ':'), { nil: undefined }),
+        fc.array(header, { maxLength: 4 }),
+        postbackBody,
+        async (token, auth, headers, raw) => {
+          const h: Record<string, string> = Object.fromEntries(headers);
+          if (auth) h.authorization = `Basic ${Buffer.from(auth).toString('base64')}`;
+          const res = await request(`${url}/postbacks/${token}`, { method: 'POST', headers: h, body: raw });
+          await expectJsonNot5xx(res, `POST /postbacks/${token} ${raw.slice(0, 80)}`);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadMappingText } from '../../src/mapping/load.js';
 import { mapOrder } from '../../src/mapping/map-order.js';
+import { parsePostback, printEventSchema } from '../../src/print-service/postback.js';
 import { parseOrder } from '../../src/print-service/schema.js';
 import { parseJsonLossless } from '../../src/shopify/json.js';
 import { parseOrderWebhook } from '../../src/shopify/order-webhook.js';
@@ -95,6 +96,28 @@ describe('fuzz: parsers never throw', () => {
         }
       }),
       RUNS,
+    );
+  });
+
+  it('reads any text as a postback or says why not, and what it reads is a valid event', () => {
+    const shaped = fc
+      .record({
+        Event: fc.constantFrom('Shipment Shipped', 'order print ready', 'ORDER ERRORED', 'Order Cancelled', 'received', 'nonsense'),
+        OrderId: fc.oneof(fc.stringMatching(/^[0-9a-f]{24}$/), fc.string({ maxLength: 10 })),
+        SourceOrderId: fc.string({ maxLength: 12 }),
+        ShipmentIndex: fc.oneof(fc.integer({ min: -2, max: 5 }), fc.constantFrom('0', '1', 'x', '')),
+        TrackingNumber: fc.string({ maxLength: 12 }),
+        status: fc.string({ maxLength: 12 }),
+        errorsClean: fc.array(fc.string({ maxLength: 10 }), { maxLength: 2 }),
+      }, { requiredKeys: [] })
+      .map((v) => JSON.stringify(v));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 300 }), shaped, shaped.map((t) => t.replace(/"/g, ''))), (raw) => {
+        const parsed = parsePostback(raw);
+        if (parsed.ok) expect(printEventSchema.safeParse(parsed.event).success).toBe(true);
+        else expect(typeof parsed.error).toBe('string');
+      }),
+      { numRuns: 500 },
     );
   });
 
