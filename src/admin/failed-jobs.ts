@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { FailedJob, FailedJobsPort } from '../bridge/operator-actions.js';
+import { retryFailedJob } from '../queue/queues.js';
 
 /** How many failed jobs per queue are looked at; failed jobs are kept a month, the newest matter. */
 const SCAN_LIMIT = 500;
@@ -43,7 +44,7 @@ export function queueFailedJobs(queues: readonly Queue[]): AdminFailedJobs {
           failedReason: job.failedReason || 'no reason recorded',
           failedAt: job.finishedOn ?? job.timestamp,
           retry: async () => {
-            await job.retry('failed');
+            await retryFailedJob(job);
           },
         });
       }

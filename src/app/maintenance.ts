@@ -6,7 +6,7 @@ import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import { enqueuePrintEvent, jobId, type Queues } from '../queue/queues.js';
+import { enqueuePrintEvent, jobId, type Queues, retryFailedJob } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
 import type { ShopSessions } from '../shopify/sessions.js';
@@ -94,7 +94,7 @@ async function submitJobsByOrder(queues: Queues): Promise<Map<string, OrderJobVi
       if (!job || job.data.kind !== 'submit') continue;
       const key = `${job.data.shop}|${job.data.orderId}`;
       const list = byOrder.get(key) ?? [];
-      list.push({ state, retry: () => job.retry('failed') });
+      list.push({ state, retry: () => retryFailedJob(job) });
       byOrder.set(key, list);
     }
   }

@@ -68,7 +68,6 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   }
 
   // Recorded before the create: if this process dies after sending, the next run knows to ask first.
-  const reconcileFirst = link.submitAttempts > 0;
   const { link: submitting } = await deps.store.update(shop, orderId, (current) => {
     if (!current || current.status === 'cancelled' || isSubmittedStatus(current.status)) return undefined;
     const at = deps.clock().toISOString();
@@ -91,6 +90,12 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   });
   if (!submitting || submitting.status !== 'submitting') {
     return submitShopifyOrder(deps, shop, orderId);
+  }
+  // Read from the link this run just counted itself into, not the one it started from: of two jobs that started from
+  // the same link, the second to get here sees an attempt before its own and asks the print service first.
+  const reconcileFirst = submitting.submitAttempts > 1;
+  if (submitting.cancelRequested) {
+    return settleCancelledSubmission(deps, submitting, sourceOrderId, orderName);
   }
 
   let printOrderId: string;
@@ -137,6 +142,41 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   await markSubmittedInShopify(deps, finalLink);
   deps.logger.info({ sourceOrderId, printOrderId, reconciled }, 'order submitted to the print service');
   return { kind: 'submitted', sourceOrderId, printOrderId, reconciled };
+}
+
+/**
+ * A cancellation arrived while a submission was under way (its job failing and retrying, say). Nothing new is sent:
+ * if an earlier attempt's create reached the print service, that order is linked and cancelled there; if not, the
+ * order is cancelled here and the print service never hears of it.
+ */
+async function settleCancelledSubmission(deps: BridgeDeps, link: OrderLink, sourceOrderId: string, orderName: string): Promise<SubmitShopifyOutcome> {
+  const existing = link.submitAttempts > 1 ? await deps.printService.findBySourceId(sourceOrderId) : null;
+  const live = existing && (existing.status ?? '').toLowerCase().replace(/[\s_-]/g, '') !== 'submissionerror' ? existing : null;
+  if (!live) {
+    await deps.store.update(link.shop, link.orderId, (current) =>
+      current && current.status === 'submitting'
+        ? {
+            link: { ...current, status: 'cancelled', statusAt: deps.clock().toISOString() },
+            history: [{ event: 'cancelled', source: 'worker', status: 'cancelled', detail: `cancelled while being submitted; the print service has no order ${sourceOrderId}, nothing was sent` }],
+          }
+        : undefined,
+    );
+    await deps.scheduler.syncShopify(link.shop, link.orderId);
+    return { kind: 'cancelled', detail: 'cancelled while being submitted; nothing was sent' };
+  }
+  await deps.store.update(link.shop, link.orderId, (current) =>
+    current && canMove(current.status, 'submitted')
+      ? {
+          link: { ...current, status: 'submitted', statusAt: deps.clock().toISOString(), printOrderId: live._id },
+          history: [{ event: 'submitted', source: 'worker', status: 'submitted', detail: `an earlier attempt reached the print service as _id ${live._id}; cancelling it there` }],
+        }
+      : undefined,
+  );
+  const linked = (await deps.store.get(link.shop, link.orderId)) ?? link;
+  await deps.store.indexPrintOrderId({ ...linked, printOrderId: live._id });
+  await deps.scheduler.cancel(link.shop, link.orderId);
+  deps.logger.info({ sourceOrderId, printOrderId: live._id }, `order ${orderName} was cancelled while being submitted; cancelling it at the print service`);
+  return { kind: 'submitted', sourceOrderId, printOrderId: live._id, reconciled: true };
 }
 
 async function markSubmittedInShopify(deps: BridgeDeps, link: OrderLink): Promise<void> {

@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { printEventSchema } from '../print-service/postback.js';
@@ -110,8 +110,21 @@ export function submitJobId(shop: string, orderId: string, generation = 0): stri
  */
 export async function enqueuePrintEvent(queue: Queue<PrintEventJob>, job: PrintEventJob): Promise<void> {
   const queued = await queue.add(job.event.kind, job, { jobId: printEventJobId(job.hash) });
-  // Another delivery may retry it at the same moment; the one that loses finds it no longer failed, which is fine.
-  if ((await queued.getState()) === 'failed') await queued.retry('failed').catch(() => undefined);
+  if ((await queued.getState()) === 'failed') await retryFailedJob(queued);
+}
+
+/**
+ * Gives a job that failed for good its full set of attempts again (BullMQ keeps `attemptsMade` by default, so a job
+ * that used up its attempts would get one more try and then fail at the first error). Another delivery or operator
+ * may retry it at the same moment; the one that loses finds it no longer failed, which is fine.
+ */
+export async function retryFailedJob(job: Job): Promise<void> {
+  try {
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+  } catch (error) {
+    if ((await job.getState().catch(() => 'unknown')) !== 'failed') return;
+    throw error;
+  }
 }
 
 export function printEventJobId(hash: string): string {

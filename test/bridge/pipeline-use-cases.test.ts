@@ -120,6 +120,43 @@ describe('submitShopifyOrder', () => {
     expect((await deps.store.findByPrintOrderId(link!.printOrderId!))?.orderId).toBe(body.admin_graphql_api_id);
   });
 
+  it('sends nothing new for an order cancelled while its submission was retrying', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps);
+    const orderId = body.admin_graphql_api_id;
+    // A job run whose creates never reached the printer, then the merchant cancels.
+    for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
+      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', new Error('socket hang up')), store: false });
+    }
+    await expect(submitShopifyOrder(deps, SHOP, orderId)).rejects.toBeInstanceOf(PrintServiceNetworkError);
+    await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:05:00-05:00' }));
+    expect(await submitShopifyOrder(deps, SHOP, orderId)).toMatchObject({ kind: 'cancelled' });
+    const creates = deps.printService.creates;
+    expect(deps.printService.count()).toBe(0);
+    expect(creates).toBe(deps.printService.retryPolicy.maxAttempts);
+    expect((await deps.store.get(SHOP, orderId))!.status).toBe('cancelled');
+  });
+
+  it('cancels at the printer an order whose earlier attempt reached it before the cancellation came', async () => {
+    const deps = setup();
+    const body = await paidOrder(deps);
+    const orderId = body.admin_graphql_api_id;
+    for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
+      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', new Error('socket hang up')), store: false });
+    }
+    await expect(submitShopifyOrder(deps, SHOP, orderId)).rejects.toBeInstanceOf(PrintServiceNetworkError);
+    // One of those creates reached the printer after all (its answer was what got lost).
+    const sourceOrderId = (await deps.store.get(SHOP, orderId))!.sourceOrderId!;
+    await deps.printService.create({ destination: { name: 'p' }, orderData: { sourceOrderId, items: [], shipments: [] } });
+    const creates = deps.printService.creates;
+    await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:05:00-05:00' }));
+    expect(await submitShopifyOrder(deps, SHOP, orderId)).toMatchObject({ kind: 'submitted', reconciled: true });
+    expect(deps.printService.creates).toBe(creates);
+    expect((await deps.store.get(SHOP, orderId))!.status).toBe('submitted');
+    expect(deps.scheduler.calls.filter((c) => c.kind === 'cancel')).not.toHaveLength(0);
+    expect(await cancelPrintOrder(deps, SHOP, orderId)).toMatchObject({ kind: 'cancelled', atPrinter: true });
+  });
+
   it('holds an order with mapping problems, with the reason, and submits it once fixed', async () => {
     const deps = setup();
     const body = await paidOrder(deps, { line_items: [{ id: 7, admin_graphql_api_id: 'gid://shopify/LineItem/7', sku: null, title: 'Mystery', quantity: 1 }] });
