@@ -126,7 +126,7 @@ describe('submitShopifyOrder', () => {
     const orderId = body.admin_graphql_api_id;
     // A job run whose creates never reached the printer, then the merchant cancels.
     for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
-      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', new Error('socket hang up')), store: false });
+      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
     }
     await expect(submitShopifyOrder(deps, SHOP, orderId)).rejects.toBeInstanceOf(PrintServiceNetworkError);
     await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:05:00-05:00' }));
@@ -142,7 +142,7 @@ describe('submitShopifyOrder', () => {
     const body = await paidOrder(deps);
     const orderId = body.admin_graphql_api_id;
     for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
-      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', new Error('socket hang up')), store: false });
+      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
     }
     await expect(submitShopifyOrder(deps, SHOP, orderId)).rejects.toBeInstanceOf(PrintServiceNetworkError);
     // One of those creates reached the printer after all (its answer was what got lost).
