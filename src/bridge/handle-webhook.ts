@@ -53,7 +53,7 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
   const orderId = order.admin_graphql_api_id;
   const shop = job.shop;
   const updatedAt = order.updated_at ?? order.created_at ?? job.receivedAt;
-  const isNewest = await deps.store.saveOrderBody(shop, orderId, updatedAt, job.body);
+  const [isNewest] = await Promise.all([deps.store.saveOrderBody(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
   if (cancelled) return requestCancellation(deps, shop, order, job.topic);
@@ -135,7 +135,11 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
 }
 
 async function uninstall(deps: BridgeDeps, shop: string): Promise<WebhookOutcome> {
-  const [droppedJobs, sessions] = await Promise.all([deps.scheduler.dropPendingForShop(shop), deps.sessions.deleteShopSessions(shop)]);
+  const [droppedJobs, sessions] = await Promise.all([
+    deps.scheduler.dropPendingForShop(shop),
+    deps.sessions.deleteShopSessions(shop),
+    deps.store.forgetShopActive(shop),
+  ]);
   deps.logger.info({ shop, droppedJobs, sessions }, 'app uninstalled: sessions removed and pending jobs dropped');
   return { kind: 'uninstalled', droppedJobs, sessions };
 }

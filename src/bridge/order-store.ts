@@ -314,6 +314,23 @@ export class OrderStore {
   }
 
   /** Records a webhook id; false when it was seen within the last days (a repeat delivery). */
+  /**
+   * Records when the app first handled an order of this shop (kept if already set): the lost-order recovery never
+   * reaches back before it, so orders from before the install are never sent to the printer.
+   */
+  async markShopActive(shop: string): Promise<void> {
+    await this.redis.set(this.key('shop-since', shop), this.clock().toISOString(), 'NX');
+  }
+
+  async shopActiveSince(shop: string): Promise<string | undefined> {
+    return (await this.redis.get(this.key('shop-since', shop))) ?? undefined;
+  }
+
+  /** Uninstalled: orders placed until a reinstall are not this app's to recover. */
+  async forgetShopActive(shop: string): Promise<void> {
+    await this.redis.del(this.key('shop-since', shop));
+  }
+
   async markWebhookSeen(webhookId: string): Promise<boolean> {
     return (await this.redis.set(this.key('webhook', webhookId), '1', 'EX', WEBHOOK_SEEN_SECONDS, 'NX')) === 'OK';
   }

@@ -15,10 +15,12 @@ export interface RecentShopifyOrder {
   name: string;
   createdAt: string;
   cancelledAt: string | null;
+  /** Shopify's `displayFulfillmentStatus`; only `UNFULFILLED` orders are still waiting for someone to ship them. */
+  displayFulfillmentStatus?: string;
 }
 
 export interface LostOrderDeps {
-  store: Pick<OrderStore, 'get'>;
+  store: Pick<OrderStore, 'get' | 'shopActiveSince'>;
   /** Shops the app holds an access token for. */
   installedShops: () => Promise<string[]>;
   recentOrders: (shop: string, sinceIso: string) => Promise<RecentShopifyOrder[]>;
@@ -34,6 +36,7 @@ export interface LostOrderOutcome {
   seen: number;
   recovered: { shop: string; orderId: string; name: string; topics: string[] }[];
   failedShops: { shop: string; reason: string }[];
+  failedOrders: { shop: string; orderId: string; reason: string }[];
 }
 
 const PAID_STATUSES = new Set(['paid', 'partially_paid', 'partially_refunded', 'refunded']);
@@ -50,13 +53,18 @@ export async function recoverLostOrders(
   const now = deps.clock();
   const since = new Date(now.getTime() - options.lookbackMs).toISOString();
   const youngest = now.getTime() - options.minAgeMs;
-  const outcome: LostOrderOutcome = { shops: 0, seen: 0, recovered: [], failedShops: [] };
+  const outcome: LostOrderOutcome = { shops: 0, seen: 0, recovered: [], failedShops: [], failedOrders: [] };
 
   for (const shop of await deps.installedShops()) {
     outcome.shops += 1;
+    // Never before the app first handled one of the shop's orders: what came before the install (or before the order
+    // store was emptied) was shipped some other way, and must not reach the printer now.
+    const activeSince = await deps.store.shopActiveSince(shop);
+    if (!activeSince) continue;
+    const from = Date.parse(activeSince) > Date.parse(since) ? activeSince : since;
     let orders: RecentShopifyOrder[];
     try {
-      orders = await deps.recentOrders(shop, since);
+      orders = await deps.recentOrders(shop, from);
     } catch (error) {
       // One shop's revoked token must not stop the others; the next run tries again.
       outcome.failedShops.push({ shop, reason: (error as Error).message });
@@ -65,9 +73,19 @@ export async function recoverLostOrders(
     }
     for (const order of orders) {
       outcome.seen += 1;
-      if (order.cancelledAt || Date.parse(order.createdAt) > youngest) continue;
+      // Shopify's timestamps are whole seconds.
+      if (order.cancelledAt || Date.parse(order.createdAt) > youngest || Date.parse(order.createdAt) < Math.floor(Date.parse(from) / 1000) * 1000) continue;
+      // Fulfilled, partly or wholly, by someone else: not an order waiting for this app.
+      if (order.displayFulfillmentStatus !== undefined && order.displayFulfillmentStatus !== 'UNFULFILLED') continue;
       if (await deps.store.get(shop, order.id)) continue;
-      const body = await deps.fetchOrderBody(shop, order.id);
+      let body: string | undefined;
+      try {
+        body = await deps.fetchOrderBody(shop, order.id);
+      } catch (error) {
+        outcome.failedOrders.push({ shop, orderId: order.id, reason: (error as Error).message });
+        deps.logger.warn({ shop, orderId: order.id, err: { message: (error as Error).message } }, 'lost-order check: could not read the order; the next run tries again');
+        continue;
+      }
       if (!body) continue;
       const financialStatus = (JSON.parse(body) as { financial_status?: unknown }).financial_status;
       // Both topics a mapping can submit on: the one it waits for is there, the other is recorded and changes nothing.
