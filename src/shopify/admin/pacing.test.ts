@@ -236,3 +236,38 @@ describe('ShopifyPacer', () => {
     expect(waits).toEqual([]);
   });
 });
+
+describe('calls that end without Shopify\'s figures', () => {
+  const cost = (available: number) => ({ requestedQueryCost: 535, actualQueryCost: 15, throttleStatus: status(available) });
+
+  it('count what they may have cost only until the bucket refills it, and refusals that did nothing not at all', async () => {
+    const { pacer, waits } = fakePacer({ maxUnavailableRetries: 3, unavailableBaseDelayMs: 1 });
+    await pacer.run(SHOP, 'read', { idempotent: true }, async (report) => report(cost(2000)));
+
+    // Four answers lost in the network, each of which Shopify may have charged 535: over 2,000 points of doubt.
+    let calls = 0;
+    await expect(
+      pacer.run(SHOP, 'read', { idempotent: true }, async () => {
+        calls += 1;
+        throw new ShopifyUnavailableError('read', SHOP, undefined, 'socket hang up');
+      }),
+    ).rejects.toBeInstanceOf(ShopifyUnavailableError);
+    expect(calls).toBe(4);
+    // The next read waits for that doubt to refill at 100 points a second, never the 30 s cap.
+    const before = waits.length;
+    await pacer.run(SHOP, 'read', { idempotent: true }, async (report) => report(cost(2000)));
+    const waited = waits.slice(before).reduce((sum, w) => sum + w.ms, 0);
+    expect(waited).toBeGreaterThan(0);
+    expect(waited).toBeLessThan(10_000);
+
+    // 503s are refusals before any work: they cost nothing, so nothing waits for them.
+    await expect(
+      pacer.run(SHOP, 'read', { idempotent: true }, async () => {
+        throw new ShopifyUnavailableError('read', SHOP, 503, 'Service Unavailable');
+      }),
+    ).rejects.toBeInstanceOf(ShopifyUnavailableError);
+    const afterRefusals = waits.length;
+    await pacer.run(SHOP, 'read', { idempotent: true }, async (report) => report(cost(2000)));
+    expect(waits.slice(afterRefusals).filter((w) => w.reason === 'bucket-low')).toEqual([]);
+  });
+});

@@ -56,11 +56,6 @@ interface ShopState {
   observedAt: number;
   /** Calls of this process that have reserved their expected cost and not had their answer yet, in turn order. */
   reservations: Reservation[];
-  /**
-   * Points of calls that ended without a cost report (no answer, or an answer without `extensions.cost`) since the
-   * last report: Shopify may have taken them, and only its next figures say.
-   */
-  unreportedSpend: number;
   /** Resolved, and replaced, whenever the estimate may have grown: an answer came or a reservation was released. */
   changed: Signal;
 }
@@ -119,7 +114,6 @@ export class ShopifyPacer {
     const state = this.stateOf(shop);
     state.status = cost.throttleStatus;
     state.observedAt = this.options.now();
-    state.unreportedSpend = 0;
     this.expectedCosts.set(operation, cost.requestedQueryCost);
     this.notify(state);
   }
@@ -168,7 +162,8 @@ export class ShopifyPacer {
         this.release(shop, current, { reported });
         return result;
       } catch (error) {
-        this.release(shop, current, { reported });
+        const refusedUnserved = error instanceof ShopifyThrottledError || (error instanceof ShopifyUnavailableError && !error.outcomeUnknown);
+        this.release(shop, current, { reported, charged: !refusedUnserved });
         if (error instanceof ShopifyThrottledError && throttled < this.options.maxThrottledRetries) {
           throttled += 1;
           if (error.throttleStatus) {
@@ -210,12 +205,18 @@ export class ShopifyPacer {
    * Ends a reservation once its call has had its answer. A call that ended without reporting a cost may still have
    * been charged, so its points stay counted until Shopify's next figures.
    */
-  private release(shop: string, reservation: Reservation, options: { reported: boolean } = { reported: true }): void {
+  private release(shop: string, reservation: Reservation, options: { reported: boolean; charged?: boolean } = { reported: true }): void {
     if (reservation.released) return;
     reservation.released = true;
     const state = this.stateOf(shop);
     state.reservations = state.reservations.filter((r) => r !== reservation);
-    if (!options.reported) state.unreportedSpend += reservation.cost;
+    // A call that ended without Shopify's figures (no answer, or an answer without `extensions.cost`) may still have
+    // been charged: its cost comes off the estimate, which then refills at the restore rate like the real bucket,
+    // until Shopify's next figures replace it. A refusal that did nothing (THROTTLED, 429, 503) cost nothing.
+    if (!options.reported && options.charged !== false && state.status) {
+      state.status = { ...state.status, currentlyAvailable: this.refilled(state) - reservation.cost };
+      state.observedAt = this.options.now();
+    }
     this.notify(state);
   }
 
@@ -259,7 +260,7 @@ export class ShopifyPacer {
     if (!state.status) return 0;
     const elapsedSeconds = Math.max(0, this.options.now() - state.observedAt) / 1000;
     const refilled = Math.min(state.status.maximumAvailable, state.status.currentlyAvailable + elapsedSeconds * state.status.restoreRate);
-    return refilled - state.unreportedSpend;
+    return refilled;
   }
 
   private notify(state: ShopState): void {
@@ -270,7 +271,7 @@ export class ShopifyPacer {
   private stateOf(shop: string): ShopState {
     let state = this.shops.get(shop);
     if (!state) {
-      state = { observedAt: this.options.now(), reservations: [], unreportedSpend: 0, changed: newSignal() };
+      state = { observedAt: this.options.now(), reservations: [], changed: newSignal() };
       this.shops.set(shop, state);
     }
     return state;
