@@ -111,6 +111,19 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
 
   let freshCreate = current.submitAttempts === 0;
   let printerNote = 'nothing was sent before';
+  // A mapping whose sourceOrderId template changed would look for the order under its new id only, and create it a
+  // second time while the printer still holds it under the old one.
+  if (current.sourceOrderId && current.sourceOrderId !== sourceOrderId && (current.submitAttempts > 0 || current.printOrderId)) {
+    const previous = await deps.printService.findBySourceId(current.sourceOrderId);
+    if (previous && printStatus(previous.status) !== 'submissionerror') {
+      return refuse(
+        deps,
+        input,
+        'resubmit',
+        `the print service still has this order as ${current.sourceOrderId} (_id ${previous._id}, ${previous.status ?? 'unknown status'}), and the current mapping would send it again as ${sourceOrderId}. Cancel it at the print service first, or keep the mapping's sourceOrderId as it was.`,
+      );
+    }
+  }
   if (current.submitAttempts > 0 || current.printOrderId) {
     const existing = await deps.printService.findBySourceId(sourceOrderId);
     const status = printStatus(existing?.status);

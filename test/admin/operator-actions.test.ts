@@ -93,6 +93,17 @@ describe('operator actions', () => {
     }
   });
 
+  it('refuses when the mapping now gives another sourceOrderId while the printer still holds the order under the old one', async () => {
+    const link = await order('error', { sourceOrderId: 'acme-old-1', printOrderId: 'c'.repeat(24), submitAttempts: 1 });
+    printer.set('acme-old-1', record('received', 'c'.repeat(24)));
+    const outcome = await resubmitOrder(deps, input(link));
+    expect(outcome).toMatchObject({ kind: 'refused', message: expect.stringContaining('still has this order as acme-old-1') });
+    expect(scheduler.calls).toEqual([]);
+    // Only a failed submission under the old id: the new id may be created.
+    printer.set('acme-old-1', record('Submission Error', 'c'.repeat(24)));
+    expect((await resubmitOrder(deps, input(link))).kind).toBe('done');
+  });
+
   it('keeps a still-unmappable order held and says why', async () => {
     mapped = { ok: false, problems: [{ subject: 'line item 1', message: 'no rule maps MUG-1' }] };
     const link = await order('held');
