@@ -190,6 +190,13 @@ export async function retryOrder(deps: OperatorActionDeps, input: OperatorAction
   if (!(RETRYABLE as readonly string[]).includes(current.status)) {
     return refuse(deps, input, 'retry', `${name} is ${current.status} and has no failed job; there is nothing to retry.`);
   }
+  // A pending order not yet due is not stuck: sending it now would skip what the mapping asks to wait for.
+  if (current.status === 'pending' && !current.submitAfter) {
+    return refuse(deps, input, 'retry', `${name} waits for the mapping's submit topic (e.g. payment); it is sent when that webhook arrives.`);
+  }
+  if (current.status === 'pending' && current.submitAfter && Date.parse(current.submitAfter) > deps.clock().getTime()) {
+    return refuse(deps, input, 'retry', `${name} is in its hold window until ${current.submitAfter}; it is sent then.`);
+  }
   const { link: updated, changed } = await deps.store.update(input.shop, input.orderId, (c) =>
     c && c.version === current.version
       ? { link: c, history: [{ event: 'submission retried by operator', source: 'operator', detail: `${input.actor}: a new submit job (the submit step asks the print service first when a create may have been sent)` }] }

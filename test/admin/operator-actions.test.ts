@@ -138,9 +138,15 @@ describe('operator actions', () => {
     expect(retried).toBe(1);
 
     failed = [];
-    const pending = await order('pending');
+    const pending = await order('pending', { submitAfter: new Date(Date.now() - 60_000).toISOString() });
     expect((await retryOrder(deps, input(pending))).kind).toBe('done');
     expect(scheduler.calls.map((c) => c.kind)).toEqual(['submit']);
+    // Not stuck: waiting for its submit topic, or inside its hold window.
+    const unpaid = await order('pending');
+    expect(await retryOrder(deps, input(unpaid))).toMatchObject({ kind: 'refused', message: expect.stringContaining('submit topic') });
+    const holding = await order('pending', { submitAfter: new Date(Date.now() + 600_000).toISOString() });
+    expect(await retryOrder(deps, input(holding))).toMatchObject({ kind: 'refused', message: expect.stringContaining('hold window') });
+    expect(scheduler.calls).toHaveLength(1);
 
     const held = await order('held');
     expect(await retryOrder(deps, input(held))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Resubmit') });
