@@ -290,8 +290,8 @@ export class OrderStore {
   }
 
   /** Orders in a status since before `beforeMs` (oldest first): candidates for a check with the print service. */
-  async listQuietSince(status: OrderStatus, beforeMs: number, limit: number): Promise<OrderLink[]> {
-    const members = await this.redis.zrangebyscore(this.key('index', 'status', status), '-inf', String(beforeMs), 'LIMIT', 0, limit);
+  async listQuietSince(status: OrderStatus, beforeMs: number, limit: number, offset = 0): Promise<OrderLink[]> {
+    const members = await this.redis.zrangebyscore(this.key('index', 'status', status), '-inf', String(beforeMs), 'LIMIT', offset, limit);
     if (members.length === 0) return [];
     const raws = await this.redis.mget(members.map((m) => this.key('link', ...splitMember(m))));
     return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink);

@@ -14,6 +14,7 @@ import type { OrderStatus } from './status.js';
  */
 
 export const WATCHED_STATUSES: readonly OrderStatus[] = ['submitted', 'received', 'print-ready', 'partially-shipped'];
+const PAGE = 500;
 
 export interface ReconcileDeps {
   store: OrderStore;
@@ -31,16 +32,23 @@ export interface ReconcileOutcome {
 
 export async function reconcileSilentOrders(
   deps: ReconcileDeps,
-  options: { silentForMs: number; limit?: number },
+  options: { silentForMs: number; limit?: number; scanLimit?: number },
 ): Promise<ReconcileOutcome> {
   const now = deps.clock();
   const before = now.getTime() - options.silentForMs;
   const outcome: ReconcileOutcome = { checked: 0, events: 0, missing: [] };
+  const limit = options.limit ?? 200;
   for (const status of WATCHED_STATUSES) {
-    const links = await deps.store.listQuietSince(status, before, options.limit ?? 200);
+    // Oldest first, paging past those checked recently: a shop with many orders quietly in production for days must
+    // not keep the run on the same few hundred while a newer order's lost postback is never looked for.
+    const links: OrderLink[] = [];
+    for (let offset = 0; links.length < limit && offset < (options.scanLimit ?? 10_000); offset += PAGE) {
+      const page = await deps.store.listQuietSince(status, before, PAGE, offset);
+      links.push(...page.filter((l) => l.sourceOrderId && !(l.reconciledAt && Date.parse(l.reconciledAt) > before)).slice(0, limit - links.length));
+      if (page.length < PAGE) break;
+    }
     for (const link of links) {
       if (!link.sourceOrderId) continue;
-      if (link.reconciledAt && Date.parse(link.reconciledAt) > before) continue;
       outcome.checked += 1;
       const record = await deps.printService.findBySourceId(link.sourceOrderId);
       const events = record ? eventsFromRecord(record, link) : [];

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
-import { type OrderJobView, resumeStuckSubmissions } from '../../src/bridge/reconcile.js';
+import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../../src/bridge/reconcile.js';
 import { silentLogger } from '../../src/logger.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -35,5 +35,27 @@ describe('resumeStuckSubmissions', () => {
     expect(outcome).toEqual({ stuck: 2, retried: 1, rescheduled: 1 });
     expect(retried).toEqual(['1']);
     expect(scheduled).toEqual(['gid://shopify/Order/3']);
+  });
+});
+
+describe('reconcileSilentOrders', () => {
+  it('pages past orders checked recently, so newer silent orders are reached too', async () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const store = new OrderStore(redis, `${prefix}paging:`, () => now);
+    const shop = 'p.myshopify.com';
+    for (let i = 1; i <= 6; i++) {
+      const id = `gid://shopify/Order/${100 + i}`;
+      const statusAt = new Date(now.getTime() - (10 - i) * 3_600_000).toISOString();
+      // The four oldest were asked about a minute ago.
+      const reconciledAt = i <= 4 ? new Date(now.getTime() - 60_000).toISOString() : undefined;
+      await store.update(shop, id, () => ({ link: { ...store.blank(shop, id), status: 'print-ready', statusAt, sourceOrderId: `p-${i}`, reconciledAt } }));
+    }
+    const asked: string[] = [];
+    const outcome = await reconcileSilentOrders(
+      { store, printService: { findBySourceId: async (id) => (asked.push(id), undefined) }, enqueueEvent: async () => undefined, clock: () => now, logger: silentLogger },
+      { silentForMs: 30 * 60_000, limit: 2 },
+    );
+    expect(asked).toEqual(['p-5', 'p-6']);
+    expect(outcome).toMatchObject({ checked: 2, missing: ['p-5', 'p-6'] });
   });
 });
