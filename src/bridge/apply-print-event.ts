@@ -77,14 +77,20 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
       const lease = await acquireLease(deps, link, leaseMs);
       // Renewed while Shopify is slow (a throttled bucket can hold a call for many seconds), so the lease can be
       // short and a dead worker's lease stops blocking the order soon.
+      let lost = false;
       const renewal = setInterval(() => {
-        deps.store.renewLease(link.shop, link.orderId, lease, leaseMs).then(
-          (held) => held || log.warn({ leaseMs }, 'order lease lost while applying a shipment (event loop or Redis stalled)'),
-          () => undefined,
-        );
+        const markLost = () => {
+          if (!lost) log.warn({ leaseMs }, 'order lease lost while applying a shipment (event loop or Redis stalled); stopping before the next Shopify write');
+          lost = true;
+        };
+        deps.store.renewLease(link.shop, link.orderId, lease, leaseMs).then((held) => held || markLost(), markLost);
       }, Math.max(100, Math.floor(leaseMs / 3)));
+      // Another job may hold the order once the lease is gone: no Shopify write after that; the job retries.
+      const leaseHeld = () => {
+        if (lost) throw new OrderBusyError(`order ${link.orderId}: lease lost while applying a shipment`, leaseMs / 5);
+      };
       try {
-        return await shipped(deps, link, event, log);
+        return await shipped(deps, link, event, log, leaseHeld);
       } finally {
         clearInterval(renewal);
         await deps.store.releaseLease(link.shop, link.orderId, lease);
@@ -262,7 +268,7 @@ function trackingOf(deps: ApplyPrintEventDeps, shop: string, event: PrintEvent):
   return { number: event.trackingNumber, company: found.company ?? null, url: found.url ?? null };
 }
 
-async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: PrintEvent, log: Logger): Promise<ApplyPrintEventOutcome> {
+async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: PrintEvent, log: Logger, leaseHeld: () => void): Promise<ApplyPrintEventOutcome> {
   const { shop, orderId } = initial;
   const index = event.shipmentIndex ?? (initial.shipments.length === 1 ? initial.shipments[0]!.index : undefined);
   if (index === undefined) throw new PrintEventMismatchError(`Shipment Shipped for ${initial.sourceOrderId ?? orderId} names no shipmentIndex, and the order has ${initial.shipments.length} shipments`);
@@ -317,7 +323,7 @@ async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: Pri
   }
 
   const tracking = trackingOf(deps, shop, event);
-  const { outcome, order } = await fulfilShipment(deps, link, shipment, tracking, log);
+  const { outcome, order } = await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld);
   await markShippedInShopify(deps, link, order);
   return outcome;
 }
@@ -336,6 +342,7 @@ async function fulfilShipment(
   shipment: ShipmentLink,
   tracking: TrackingInfo | undefined,
   log: Logger,
+  leaseHeld: () => void,
 ): Promise<{ outcome: ApplyPrintEventOutcome; order?: OrderForFulfillment }> {
   const { shop, orderId } = link;
   const notify = deps.notifyCustomer ?? true;
@@ -344,6 +351,7 @@ async function fulfilShipment(
   if (shipment.fulfillmentId) {
     // An empty tracking number never clears the tracking a fulfillment already has.
     if (!wantedNumber || wantedNumber === shipment.fulfilledTrackingNumber) return { outcome: { kind: 'unchanged', detail: `shipment ${shipment.index} is fulfilled as ${shipment.fulfillmentId}` } };
+    leaseHeld();
     await deps.shopify.updateFulfillmentTracking(shop, shipment.fulfillmentId, tracking!, notify);
     await recordFulfillment(deps, link, shipment.index, shipment.fulfillmentId, wantedNumber, `tracking changed to ${wantedNumber}`);
     log.info({ fulfillmentId: shipment.fulfillmentId, trackingNumber: wantedNumber }, 'fulfillment tracking updated');
@@ -359,6 +367,7 @@ async function fulfilShipment(
   if (existing) {
     await recordFulfillment(deps, link, shipment.index, existing.id, trackingNumbersOf(existing)[0], 'found in Shopify (created by an earlier attempt)');
     if (wantedNumber && !trackingNumbersOf(existing).includes(wantedNumber)) {
+      leaseHeld();
       await deps.shopify.updateFulfillmentTracking(shop, existing.id, tracking!, notify);
       await recordFulfillment(deps, link, shipment.index, existing.id, wantedNumber, `tracking changed to ${wantedNumber}`);
     }
@@ -380,6 +389,7 @@ async function fulfilShipment(
   }
 
   let created;
+  leaseHeld();
   try {
     created = await deps.shopify.createFulfillment(shop, { orderGid: orderId, fulfillmentOrders: plan.fulfillmentOrders, trackingInfo: tracking, notifyCustomer: notify });
   } catch (error) {
