@@ -24,8 +24,14 @@ export function isCurrentFailure(job: Pick<OrderFailedJob, 'failedAt'>, link: { 
   return !link || job.failedAt >= Date.parse(link.statusAt);
 }
 
-/** Failed jobs of the queues whose jobs name an order (`shop`, `orderId` in their data). */
-export function queueFailedJobs(queues: readonly Queue[]): AdminFailedJobs {
+/** Which order a job is about when its data does not say (a print event names the print order, not the Shopify one). */
+export type JobOrderResolver = (data: unknown) => Promise<{ shop: string; orderId: string } | undefined>;
+
+/**
+ * Failed jobs of the queues whose jobs name an order: `shop` and `orderId` in their data, or what `resolveOrder` finds
+ * for the others (the events queue's jobs, whose order is found through the print order they name).
+ */
+export function queueFailedJobs(queues: readonly Queue[], resolveOrder?: JobOrderResolver): AdminFailedJobs {
   async function list(shop?: string): Promise<OrderFailedJob[]> {
     const found: OrderFailedJob[] = [];
     for (const queue of queues) {
@@ -33,14 +39,18 @@ export function queueFailedJobs(queues: readonly Queue[]): AdminFailedJobs {
       for (const job of jobs) {
         if (!job) continue;
         const data = job.data as { shop?: unknown; orderId?: unknown } | undefined;
-        if (typeof data?.shop !== 'string' || typeof data.orderId !== 'string') continue;
-        if (shop && data.shop !== shop) continue;
+        const order =
+          typeof data?.shop === 'string' && typeof data.orderId === 'string'
+            ? { shop: data.shop, orderId: data.orderId }
+            : await resolveOrder?.(job.data);
+        if (!order) continue;
+        if (shop && order.shop !== shop) continue;
         found.push({
           queue: queue.name,
           id: job.id ?? '',
           name: job.name,
-          shop: data.shop,
-          orderId: data.orderId,
+          shop: order.shop,
+          orderId: order.orderId,
           failedReason: job.failedReason || 'no reason recorded',
           failedAt: job.finishedOn ?? job.timestamp,
           retry: async () => {

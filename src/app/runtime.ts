@@ -161,7 +161,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         mountAuthRoutes(express, { shopify, sessions, logger });
         const sessionSecrets = [config.ADMIN_TOKEN, config.SHOPIFY_API_SECRET].filter((s): s is string => Boolean(s));
         if (sessionSecrets.length > 0) {
-          const failedJobs = queueFailedJobs([webQueues.orders, webQueues.shopify]);
+          const failedJobs = queueFailedJobs([webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
+            const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
+            const link =
+              (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId) : undefined) ??
+              (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId) : undefined);
+            return link ? { shop: link.shop, orderId: link.orderId } : undefined;
+          });
           const adminLogger = logger.child({ component: 'admin' });
           express.use(
             createAdminRouter({
