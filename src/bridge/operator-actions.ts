@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { printStatusWord } from '../print-service/schema.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import type { OrderLink, OrderStore } from './order-store.js';
 import type { MappingPort, PrintServicePort, Scheduler } from './ports.js';
@@ -60,10 +61,6 @@ const CANCELLABLE_EXCLUDED = ['cancelled', 'shipped', 'partially-shipped'];
 /** Problem kinds a resubmit replaces: the next attempt reports afresh whatever still fails. */
 const STALE_ON_RESUBMIT = new Set(['mapping', 'validation', 'submission', 'submission-error', 'print-error']);
 
-/** The printer's statuses normalised like the reconciliation does ("Submission Error" → "submissionerror"). */
-function printStatus(status: string | undefined): string {
-  return (status ?? '').toLowerCase().replace(/[\s_-]/g, '');
-}
 
 /**
  * Re-maps a held or failed order with the mapping in force now and submits it again through the normal submit job.
@@ -115,7 +112,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
   // second time while the printer still holds it under the old one.
   if (current.sourceOrderId && current.sourceOrderId !== sourceOrderId && (current.submitAttempts > 0 || current.printOrderId)) {
     const previous = await deps.printService.findBySourceId(current.sourceOrderId);
-    if (previous && printStatus(previous.status) !== 'submissionerror') {
+    if (previous && printStatusWord(previous.status) !== 'submissionerror') {
       return refuse(
         deps,
         input,
@@ -126,7 +123,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
   }
   if (current.submitAttempts > 0 || current.printOrderId) {
     const existing = await deps.printService.findBySourceId(sourceOrderId);
-    const status = printStatus(existing?.status);
+    const status = printStatusWord(existing?.status);
     if (!existing) {
       freshCreate = true;
       printerNote = `the print service has no order ${sourceOrderId}; a new one is created`;
@@ -225,7 +222,7 @@ export async function cancelOrderByOperator(deps: OperatorActionDeps, input: Ope
   let nothingAtPrinter = false;
   if (current.status === 'error' && current.sourceOrderId) {
     const existing = await deps.printService.findBySourceId(current.sourceOrderId);
-    nothingAtPrinter = !existing || printStatus(existing.status) === 'submissionerror';
+    nothingAtPrinter = !existing || printStatusWord(existing.status) === 'submissionerror';
   }
   const at = deps.clock().toISOString();
   const { changed } = await deps.store.update(input.shop, input.orderId, (c) => {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
 import { printEventHash } from '../print-service/postback.js';
-import type { OrderRecord } from '../print-service/schema.js';
+import { type OrderRecord, printStatusWord } from '../print-service/schema.js';
 import type { PrintEventJob } from '../queue/queues.js';
 import type { OrderLink, OrderStore } from './order-store.js';
 import type { PrintServicePort } from './ports.js';
@@ -84,7 +84,7 @@ export function eventsFromRecord(record: OrderRecord, link: Pick<OrderLink, 'sou
   const base = { sourceOrderId: link.sourceOrderId, printOrderId: record._id, errors: [] as string[], timestamp: stringField(record, 'updatedAt') };
   const rawErrors = (record as Record<string, unknown>).errors;
   const errors = Array.isArray(rawErrors) ? rawErrors.map(String) : [];
-  const status = (record.status ?? '').toLowerCase().replace(/[\s_-]/g, '');
+  const status = printStatusWord(record.status);
   const events: PrintEvent[] = [];
   if (status === 'received') events.push({ ...base, kind: 'received' });
   if (status === 'printready' || status === 'shipped') events.push({ ...base, kind: 'print-ready' });

@@ -1,4 +1,5 @@
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
+import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
@@ -151,7 +152,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
  */
 async function settleCancelledSubmission(deps: BridgeDeps, link: OrderLink, sourceOrderId: string, orderName: string): Promise<SubmitShopifyOutcome> {
   const existing = link.submitAttempts > 1 ? await deps.printService.findBySourceId(sourceOrderId) : null;
-  const live = existing && (existing.status ?? '').toLowerCase().replace(/[\s_-]/g, '') !== 'submissionerror' ? existing : null;
+  const live = existing && printStatusWord(existing.status) !== 'submissionerror' ? existing : null;
   if (!live) {
     await deps.store.update(link.shop, link.orderId, (current) =>
       current && current.status === 'submitting'

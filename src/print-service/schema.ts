@@ -371,3 +371,11 @@ export const shippingUpdateSchema = z
     'give at least one of shipTo, carrier and trackingNumber',
   );
 export type ShippingUpdate = z.infer<typeof shippingUpdateSchema>;
+
+/**
+ * An order record's status as one word: lower case, without spaces, `_` or `-`, so that `Print Ready`, `print_ready`
+ * and the emulator's `printready` compare equal (the interface names the statuses but not how they are spelt).
+ */
+export function printStatusWord(status: string | undefined): string {
+  return (status ?? '').toLowerCase().replace(/[\s_-]/g, '');
+}

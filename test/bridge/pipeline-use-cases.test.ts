@@ -98,6 +98,13 @@ describe('handleWebhook', () => {
   });
 });
 
+/** Every create of one job run is lost on the way (the answer never comes, nothing is stored), so the run fails. */
+function failEveryCreateOfOneRun(deps: ReturnType<typeof setup>): void {
+  for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
+    deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
+  }
+}
+
 describe('submitShopifyOrder', () => {
   async function paidOrder(deps: ReturnType<typeof setup>, overrides: Record<string, unknown> = {}) {
     const body = shopifyOrderBody(overrides);
@@ -125,9 +132,7 @@ describe('submitShopifyOrder', () => {
     const body = await paidOrder(deps);
     const orderId = body.admin_graphql_api_id;
     // A job run whose creates never reached the printer, then the merchant cancels.
-    for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
-      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
-    }
+    failEveryCreateOfOneRun(deps);
     await expect(submitShopifyOrder(deps, SHOP, orderId)).rejects.toBeInstanceOf(PrintServiceNetworkError);
     await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:05:00-05:00' }));
     expect(await submitShopifyOrder(deps, SHOP, orderId)).toMatchObject({ kind: 'cancelled' });
@@ -141,9 +146,7 @@ describe('submitShopifyOrder', () => {
     const deps = setup();
     const body = await paidOrder(deps);
     const orderId = body.admin_graphql_api_id;
-    for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
-      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
-    }
+    failEveryCreateOfOneRun(deps);
     await expect(submitShopifyOrder(deps, SHOP, orderId)).rejects.toBeInstanceOf(PrintServiceNetworkError);
     // One of those creates reached the printer after all (its answer was what got lost).
     const sourceOrderId = (await deps.store.get(SHOP, orderId))!.sourceOrderId!;
