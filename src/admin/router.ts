@@ -209,7 +209,9 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const failedJobs = allFailed.filter((j) => isCurrentFailure(j, link));
     const allowed = {
       resubmit: (RESUBMITTABLE as readonly string[]).includes(link.status),
-      retry: failedJobs.length > 0 ? !(RESUBMITTABLE as readonly string[]).includes(link.status) : (RETRYABLE as readonly string[]).includes(link.status),
+      retry:
+        link.problems.some((p) => p.kind === 'store-not-connected') ||
+        (failedJobs.length > 0 ? !(RESUBMITTABLE as readonly string[]).includes(link.status) : (RETRYABLE as readonly string[]).includes(link.status)),
       cancel: !['cancelled', 'shipped', 'partially-shipped'].includes(link.status),
     };
     render(req, res, viewer, (ctx) => orderPage(ctx, { link, history, allowed, failedJobs, problems }));
@@ -239,7 +241,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const shop = scopeOf(viewer);
     const listStatus = (status: OrderStatus) =>
       shop ? deps.store.listOfShop(shop, { status, limit: PROBLEM_LIST_LIMIT }) : deps.store.list({ status, limit: PROBLEM_LIST_LIMIT });
-    const [held, errored, failed, postbacks, problems] = await Promise.all([
+    const [waiting, held, errored, failed, postbacks, problems] = await Promise.all([
+      listStatus('waiting'),
       listStatus('held'),
       listStatus('error'),
       deps.failedJobs.list(shop),
@@ -253,6 +256,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
     );
     render(req, res, viewer, (ctx) =>
       problemsPage(ctx, {
+        waiting: waiting.links,
         held: held.links,
         errored: errored.links,
         // Held and errored orders are listed above with Resubmit; their failed submit job tells the same story.
@@ -408,9 +412,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
 
   async function problemCount(viewer: Viewer): Promise<number> {
     const shop = scopeOf(viewer);
-    const counts = shop ? await deps.store.countByStatusOfShop(shop, ['held', 'error']) : await deps.store.countByStatus(['held', 'error']);
+    const kinds = ['waiting', 'held', 'error'] as const;
+    const counts = shop ? await deps.store.countByStatusOfShop(shop, kinds) : await deps.store.countByStatus(kinds);
     const postbacks = shop ? 0 : await deps.store.countUnreadablePostbacks();
-    return (counts.held ?? 0) + (counts.error ?? 0) + postbacks;
+    return (counts.waiting ?? 0) + (counts.held ?? 0) + (counts.error ?? 0) + postbacks;
   }
 
   function mappingsView(viewer: Viewer) {

@@ -18,6 +18,7 @@ export interface PageContext {
 
 const STATUS_TONE: Record<OrderStatus, string> = {
   pending: 'new',
+  waiting: 'warning',
   held: 'warning',
   submitting: 'info',
   submitted: 'info',
@@ -27,6 +28,7 @@ const STATUS_TONE: Record<OrderStatus, string> = {
   shipped: 'success',
   error: 'critical',
   cancelled: 'new',
+  'not-printed': 'new',
 };
 
 /** Problem kinds in plain words: what happened, so the reason below reads as the detail. */
@@ -38,7 +40,26 @@ export const PROBLEM_HEADLINE: Record<string, string> = {
   'print-error': 'The print service could not produce the order',
   'cancel-refused': 'The print service refused the cancellation',
   fulfillment: 'The shipment could not be fulfilled in Shopify',
+  'store-not-connected': 'The store is not connected: nothing is sent to the printer until it is',
+  'no-mapping': 'No mapping serves this store yet',
 };
+
+/**
+ * What ends an order's wait, as links: connecting the store (OAuth cannot run inside the Shopify admin iframe, so it
+ * opens at the top level) or a mapping for it. Buttons for Retry and Resubmit come from actionButtons.
+ */
+export function waitLinks(ctx: PageContext, link: OrderLink): Html {
+  const kinds = new Set(link.problems.map((p) => p.kind));
+  const links = [
+    kinds.has('store-not-connected')
+      ? html`<a class="button primary" href="/auth?shop=${encodeURIComponent(link.shop)}" target="_top">Connect ${link.shop}</a>${
+          ctx.viewer.kind === 'operator' ? html` <span class="muted small">or <code>print-bridge shops add ${link.shop} --token &lt;token&gt;</code></span>` : ''
+        }`
+      : '',
+    kinds.has('no-mapping') || kinds.has('mapping') ? html`<a class="button" href="${ctx.link('/admin/mappings')}">Mappings and preview</a>` : '',
+  ];
+  return links.some(Boolean) ? html`<div class="actions">${links}</div>` : html``;
+}
 
 export function statusBadge(status: OrderStatus): Html {
   return html`<span class="badge ${STATUS_TONE[status]}">${status}</span>`;
@@ -209,9 +230,12 @@ export function orderPage(
 <dt>Submissions sent</dt><dd>${l.submitAttempts}</dd>
 ${l.submitAfter ? html`<dt>Hold window ends</dt><dd>${formatTime(l.submitAfter)}</dd>` : ''}
 ${l.cancelRequested ? html`<dt>Cancellation</dt><dd>requested by ${l.cancelRequested.by} at ${formatTime(l.cancelRequested.at)}</dd>` : ''}
+${l.status === 'not-printed' && l.notPrintedReason ? html`<dt>Not printed</dt><dd id="not-printed-reason">${l.notPrintedReason}</dd>` : ''}
+${l.topics && Object.keys(l.topics).length > 0 ? html`<dt>Webhooks received</dt><dd>${Object.entries(l.topics).map(([topic, at]) => html`<div>${topic} <span class="muted small">${formatTime(at)}</span></div>`)}</dd>` : ''}
 <dt>Created / updated</dt><dd>${formatTime(l.createdAt)} / ${formatTime(l.updatedAt)}</dd>
 </dl>
 ${data.allowed.resubmit || data.allowed.retry || data.allowed.cancel ? html`<h3>Actions</h3>${actionButtons(ctx, l, data.allowed)}` : ''}
+${waitLinks(ctx, l)}
 </div>
 ${l.problems.length > 0 ? html`<div class="card"><h2>Problems</h2>${problemList(l.problems)}</div>` : ''}
 ${
@@ -251,6 +275,8 @@ ${
 export function problemsPage(
   ctx: PageContext,
   data: {
+    /** Orders kept back by something outside them (store not connected, no mapping). */
+    waiting: OrderLink[];
     held: OrderLink[];
     errored: OrderLink[];
     failedJobs: { link?: OrderLink; shop: string; orderId: string; queue: string; name: string; failedReason: string }[];
@@ -263,15 +289,21 @@ export function problemsPage(
     l.sourceOrderId ? html` <span class="mono muted">${l.sourceOrderId}</span>` : ''
   }</div>
 ${l.problems.length > 0 ? problemList(l.problems) : html`<p class="muted">No reason was recorded; see the order's history.</p>`}
-<div style="margin-top:8px">${actionButtons(ctx, l, allowed, 'problems')}</div>
+<div style="margin-top:8px">${actionButtons(ctx, l, allowed, 'problems')}${waitLinks(ctx, l)}</div>
 </div>`;
+  const storeWait = (l: OrderLink) => l.problems.some((p) => p.kind === 'store-not-connected');
   const section = (title: string, explain: string, items: Html[]) =>
     html`<div class="card"><h2>${title} (${items.length})</h2><p class="muted">${explain}</p>${items.length === 0 ? html`<p>None.</p>` : items}</div>`;
   const body = html`
 ${section(
+  'Waiting',
+  'Nothing of these orders has been sent: the store is not connected to print-bridge, or no mapping serves it. Each goes out by itself, once, as soon as that changes; Retry looks again now.',
+  data.waiting.map((l) => orderItem(l, { resubmit: false, retry: true, cancel: true })),
+)}
+${section(
   'Held for mapping',
-  'The mapping could not turn these orders into print orders. Fix the mapping file (see Mappings and its preview), then resubmit: the order is re-mapped with the current mapping and submitted once.',
-  data.held.map((l) => orderItem(l, { resubmit: true, retry: false, cancel: true })),
+  'The mapping could not turn these orders into print orders. Fix the mapping file (see Mappings and its preview): held orders of the stores it serves are mapped again by themselves and go out if they now map. Resubmit does the same for one order now.',
+  data.held.map((l) => orderItem(l, { resubmit: !storeWait(l), retry: storeWait(l), cancel: true })),
 )}
 ${section(
   'Submission and print errors',

@@ -4,6 +4,8 @@ import { loadConfig, REQUIRED_FOR } from '../config.js';
 import { createLogger } from '../logger.js';
 import { normaliseShopDomain, ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
+import { createQueues, enqueueReexamine } from '../queue/queues.js';
+import { createRedis } from '../redis.js';
 import { startRuntime } from './runtime.js';
 
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
@@ -58,6 +60,10 @@ export function registerAppCommands(program: Command): void {
       if (!shop) throw new CliError(`"${domain}" is not a store domain; expected something like acme.myshopify.com.`);
       if (!opts.token.trim()) throw new CliError('--token must not be empty.');
       const sessions = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX);
+      // Orders that waited for this store to be connected go out now (the running workers take the job).
+      const redis = createRedis(config.REDIS_URL, 'request');
+      const queues = createQueues(redis, config.REDIS_PREFIX);
+      sessions.onStored((stored) => enqueueReexamine(queues.orders, stored, 'store connected (shops add)', false));
       try {
         await Promise.race([
           sessions.ready(),
@@ -68,6 +74,8 @@ export function registerAppCommands(program: Command): void {
         throw new CliError(`Could not register ${shop}: ${(error as Error).message}`);
       } finally {
         await sessions.close().catch(() => undefined);
+        await queues.close().catch(() => undefined);
+        redis.disconnect();
       }
       process.stdout.write(`Registered ${shop}: print-bridge will use this token for its Admin API calls.\n`);
     });

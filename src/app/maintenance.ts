@@ -6,7 +6,7 @@ import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import { enqueuePrintEvent, jobId, type Queues, retryFailedJob } from '../queue/queues.js';
+import { enqueuePrintEvent, enqueueReexamine, jobId, type Queues, retryFailedJob } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
 import type { ShopSessions } from '../shopify/sessions.js';
@@ -49,6 +49,8 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
           },
           { stuckForMs: silentForMs },
         );
+        // Orders waiting for a store connection or a mapping are released by those events; this catches a lost one.
+        await enqueueReexamine(deps.queues.orders, '*', 'periodic check', false);
         const checked = await reconcileSilentOrders(
           { store: deps.store, printService: deps.printService, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
           { silentForMs },

@@ -13,7 +13,7 @@ export function registryMappingPort(registry: MappingRegistry): MappingPort {
     },
     map(shop, body): MapOutcome {
       const result = registry.mapOrder(body, shop);
-      if (!result.ok) return { ok: false, problems: result.problems.map(toProblem) };
+      if (!result.ok) return { ok: false, problems: result.problems.map((p) => ({ ...toProblem(p), mappingKind: p.kind })) };
       const gids = lineGids(body);
       const shipments = new Map<number, PlannedShipment>();
       for (const line of result.lines) {

@@ -10,7 +10,7 @@ import { Metrics } from '../metrics.js';
 import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
-import { createQueues, enqueuePrintEvent, jobId, type Queues } from '../queue/queues.js';
+import { createQueues, enqueuePrintEvent, enqueueReexamine, jobId, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
 import { createRedis, waitForRedis } from '../redis.js';
@@ -29,6 +29,7 @@ import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
 import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
 import { maintenanceRunner, scheduleMaintenance } from './maintenance.js';
 import { registryMappingPort } from './mapping-port.js';
+import { releaseWaitingOrders, sessionConnections } from './waiting.js';
 import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
 
 export interface RuntimeOptions {
@@ -107,9 +108,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     shopify: adminApiEffects(adminClients),
     scheduler: new QueueScheduler(queues),
     sessions,
+    connections: sessionConnections(sessions),
     logger,
     clock: () => new Date(),
   };
+  releaseWaitingOrders({ registry, sessions, queue: queues.orders, logger });
 
   metrics.onScrape(async () => {
     const counts = await store.countByStatus(ORDER_STATUSES);
@@ -177,6 +180,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
                 mapping: deps.mapping,
                 printService,
                 scheduler: new QueueScheduler(webQueues),
+                connections: deps.connections,
                 failedJobs,
                 logger: adminLogger,
                 clock: deps.clock,
@@ -248,6 +252,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),
     });
     await scheduleMaintenance(queues, config);
+    // Mappings may have been added, or stores connected, while no worker ran.
+    await enqueueReexamine(queues.orders, '*', 'worker started');
     logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker: taking jobs');
   }
 

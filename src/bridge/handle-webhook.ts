@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { WebhookJob } from '../queue/queues.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
-import type { OrderLink } from './order-store.js';
+import type { Mutation, OrderLink } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
+import { noMappingProblem, WAIT_KINDS } from './waiting-orders.js';
 
 export type WebhookOutcome =
   | { kind: 'scheduled'; orderId: string; submitAt: string }
@@ -61,17 +62,44 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
   const settings = deps.mapping.settingsFor(shop);
   const isTrigger = settings !== undefined && job.topic === settings.on;
   const now = deps.clock();
+  const at = now.toISOString();
 
+  // What the last run of the update below did (it runs again when another writer got in first).
+  let scheduledNow = false;
+  let movedToWaiting = false;
   const { link } = await deps.store.update(shop, orderId, (current) => {
+    scheduledNow = false;
+    movedToWaiting = false;
     const base = current ?? deps.store.blank(shop, orderId);
+    // The first arrival of each topic: a mapping that appears later knows whether its submit topic already came.
+    const topics = base.topics?.[job.topic] ? base.topics : { ...base.topics, [job.topic]: at };
     const next: OrderLink = {
       ...base,
       orderName: order.name ?? base.orderName,
       shopifyUpdatedAt: isNewest ? normalise(updatedAt) : base.shopifyUpdatedAt,
+      topics,
     };
-    const history = [{ event: `${job.topic} received`, source: 'shopify' as const, detail: `webhook ${job.webhookId}` }];
-    if (isTrigger && next.status === 'pending' && !next.submitAfter) {
-      next.submitAfter = new Date(now.getTime() + settings.holdMinutes * 60_000).toISOString();
+    const history: Mutation['history'] = [{ event: `${job.topic} received`, source: 'shopify' as const, detail: `webhook ${job.webhookId}` }];
+    if (!settings && next.status === 'pending' && !next.submitAfter) {
+      // Nothing decides when (or whether) to send it: it waits, on the problems page, for a mapping to serve the store.
+      const problem = noMappingProblem(shop, at);
+      next.status = 'waiting';
+      next.statusAt = at;
+      next.problems = [...next.problems.filter((p) => p.kind !== problem.kind), problem];
+      history.push({ event: 'waiting: no mapping', source: 'worker', status: 'waiting', detail: problem.message });
+      movedToWaiting = true;
+    }
+    if (settings && next.status === 'waiting' && !next.submitAfter && next.problems.every((p) => p.kind === WAIT_KINDS.noMapping)) {
+      next.status = 'pending';
+      next.statusAt = at;
+      next.problems = [];
+      history.push({ event: 'no longer waiting', source: 'worker', status: 'pending', detail: `a mapping serves ${shop} now` });
+    }
+    // The submit topic may have come before this webhook (while no mapping served the store, or under another one).
+    const dueSince = settings ? topics[settings.on] : undefined;
+    if (settings && dueSince && next.status === 'pending' && !next.submitAfter) {
+      next.submitAfter = new Date(Math.max(now.getTime(), Date.parse(dueSince) + settings.holdMinutes * 60_000)).toISOString();
+      scheduledNow = true;
       history.push({
         event: 'submission scheduled',
         source: 'shopify',
@@ -86,10 +114,14 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
   });
   if (!link) return { kind: 'stale', orderId };
 
-  if (isTrigger && link.status === 'pending' && link.submitAfter) {
+  if (link.status === 'pending' && link.submitAfter && (isTrigger || scheduledNow)) {
     const delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());
     await deps.scheduler.submit(shop, orderId, delayMs);
     return { kind: 'scheduled', orderId, submitAt: link.submitAfter };
+  }
+  if (movedToWaiting && (await deps.connections.isConnected(shop))) {
+    // needs-mapping in Shopify too; a store the app cannot reach has no tags to set.
+    await deps.scheduler.syncShopify(shop, orderId);
   }
   if (!isNewest) return { kind: 'stale', orderId };
 
@@ -100,7 +132,7 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
       return { kind: 'amend-requested', orderId };
     }
   }
-  return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop' };
+  return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };
 }
 
 /** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */

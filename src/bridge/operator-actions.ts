@@ -2,8 +2,9 @@ import type { Logger } from 'pino';
 import { printStatusWord } from '../print-service/schema.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import type { OrderLink, OrderStore } from './order-store.js';
-import type { MappingPort, PrintServicePort, Scheduler } from './ports.js';
+import type { ConnectionsPort, MappingPort, PrintServicePort, Scheduler } from './ports.js';
 import { canMove } from './status.js';
+import { hasProblem, reexamineOrder, storeNotConnectedProblem, WAIT_KINDS } from './waiting-orders.js';
 
 /**
  * What an operator (or a merchant on the embedded pages) can do to one order: resubmit, retry, cancel. Each action
@@ -12,10 +13,12 @@ import { canMove } from './status.js';
  */
 
 export interface OperatorActionDeps {
-  store: Pick<OrderStore, 'get' | 'update' | 'note' | 'getOrderBody'>;
+  store: Pick<OrderStore, 'get' | 'update' | 'note' | 'getOrderBody' | 'history' | 'listOfShop' | 'listQuietSince'>;
   mapping: MappingPort;
   printService: Pick<PrintServicePort, 'findBySourceId'>;
   scheduler: Pick<Scheduler, 'submit' | 'cancel' | 'syncShopify'>;
+  /** Whether the app can act for the store in Shopify; nothing of a store it cannot is sent. */
+  connections: ConnectionsPort;
   /** The order's BullMQ jobs that failed for good (retry). */
   failedJobs: FailedJobsPort;
   logger: Logger;
@@ -52,10 +55,10 @@ export type OperatorActionOutcome =
   | { kind: 'stale'; message: string }
   | { kind: 'not-found'; message: string };
 
-/** Statuses a resubmit accepts: nothing usable is at the printer and the order waits for a person. */
-export const RESUBMITTABLE = ['held', 'error'] as const;
-/** Statuses a retry accepts: a submission that may be stuck or whose job failed for good. */
-export const RETRYABLE = ['pending', 'submitting'] as const;
+/** Statuses a resubmit accepts: nothing usable is at the printer and the order waits for a person (or was left out). */
+export const RESUBMITTABLE = ['held', 'error', 'not-printed'] as const;
+/** Statuses a retry accepts: a submission that may be stuck or whose job failed for good, or an order that waits. */
+export const RETRYABLE = ['pending', 'waiting', 'submitting'] as const;
 const CANCELLABLE_EXCLUDED = ['cancelled', 'shipped', 'partially-shipped'];
 
 /** Problem kinds a resubmit replaces: the next attempt reports afresh whatever still fails. */
@@ -83,12 +86,18 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
   if (!(RESUBMITTABLE as readonly string[]).includes(current.status)) {
     return refuse(deps, input, 'resubmit', `${name} is ${current.status}; only held or errored orders are resubmitted.`);
   }
+  if (!(await deps.connections.isConnected(input.shop))) {
+    return refuse(deps, input, 'resubmit', `${input.shop} is not connected: ${storeNotConnectedProblem(input.shop, '').message}`);
+  }
   const stored = await deps.store.getOrderBody(input.shop, input.orderId);
   if (!stored) return refuse(deps, input, 'resubmit', `the Shopify order body of ${name} is not stored (it may have been redacted); resend its webhook.`);
 
   const mapped = deps.mapping.settingsFor(input.shop)
     ? deps.mapping.map(input.shop, parseJsonLossless(stored.body))
-    : { ok: false as const, problems: [{ message: `no mapping file serves ${input.shop}` } as { message: string; subject?: string }] };
+    : { ok: false as const, problems: [{ message: `no mapping file serves ${input.shop}` } as { message: string; subject?: string; mappingKind?: string }] };
+  if (current.status === 'not-printed' && !mapped.ok && mapped.problems.every((p) => p.mappingKind === 'empty')) {
+    return refuse(deps, input, 'resubmit', `the current mapping still finds nothing to print in ${name}: ${mapped.problems.map((p) => p.message).join('; ')}`);
+  }
   const sourceOrderId = mapped.ok ? mapped.order.orderData.sourceOrderId : undefined;
   if (!mapped.ok || !sourceOrderId) {
     const problems = mapped.ok ? [{ subject: 'order.sourceOrderId', message: 'rendered empty; every order needs a sourceOrderId' }] : mapped.problems;
@@ -97,7 +106,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
     await deps.store.update(input.shop, input.orderId, (c) =>
       c
         ? {
-            link: { ...c, problems: [...c.problems.filter((p) => p.kind !== 'mapping'), ...problems.map((p) => ({ kind: 'mapping', ...p, at }))] },
+            link: { ...c, problems: [...c.problems.filter((p) => p.kind !== 'mapping'), ...problems.map((p) => ({ kind: 'mapping', message: p.message, subject: p.subject, at }))] },
             history: [{ event: 'resubmit by operator: the current mapping still cannot map it', source: 'operator', detail: `${input.actor}: ${detail}` }],
           }
         : undefined,
@@ -172,6 +181,18 @@ export async function retryOrder(deps: OperatorActionDeps, input: OperatorAction
   if (guard) return guard;
   const current = link!;
   const name = current.orderName ?? current.orderId;
+  // An order that waits (its store, a mapping, its submit topic) is looked at again now, as the event that ends the
+  // wait would; if the wait is over it goes out, else the answer says what it still waits for.
+  const waits = current.status === 'waiting' || hasProblem(current, WAIT_KINDS.storeNotConnected) || (current.status === 'pending' && !current.submitAfter);
+  if (waits) {
+    const verdict = await reexamineOrder(deps, current, { cause: `retry by ${input.actor}`, remap: true });
+    if (verdict.kind === 'released' || verdict.kind === 'scheduled') {
+      await deps.store.note(input.shop, input.orderId, { event: 'retried by operator', source: 'operator', detail: `${input.actor}: ${verdict.message}` });
+      log(deps, input, 'retry', 'done', { released: verdict.kind });
+      return { kind: 'done', message: verdict.message };
+    }
+    return refuse(deps, input, 'retry', waitingMessage(current, verdict.message));
+  }
   if ((RESUBMITTABLE as readonly string[]).includes(current.status)) {
     return refuse(deps, input, 'retry', `${name} is ${current.status}: use Resubmit, which re-maps it and asks the print service first.`);
   }
@@ -188,9 +209,6 @@ export async function retryOrder(deps: OperatorActionDeps, input: OperatorAction
     return refuse(deps, input, 'retry', `${name} is ${current.status} and has no failed job; there is nothing to retry.`);
   }
   // A pending order not yet due is not stuck: sending it now would skip what the mapping asks to wait for.
-  if (current.status === 'pending' && !current.submitAfter) {
-    return refuse(deps, input, 'retry', `${name} waits for the mapping's submit topic (e.g. payment); it is sent when that webhook arrives.`);
-  }
   if (current.status === 'pending' && current.submitAfter && Date.parse(current.submitAfter) > deps.clock().getTime()) {
     return refuse(deps, input, 'retry', `${name} is in its hold window until ${current.submitAfter}; it is sent then.`);
   }
@@ -244,6 +262,13 @@ export async function cancelOrderByOperator(deps: OperatorActionDeps, input: Ope
   else await deps.scheduler.cancel(input.shop, input.orderId);
   log(deps, input, 'cancel', 'done', { nothingAtPrinter });
   return { kind: 'done', message: nothingAtPrinter ? `${name} was cancelled.` : `Cancellation of ${name} was requested; the print service decides.` };
+}
+
+/** A refusal that says what the order still waits for and what ends the wait. */
+function waitingMessage(link: OrderLink, verdict: string): string {
+  if (hasProblem(link, WAIT_KINDS.storeNotConnected)) return `${verdict} Connect the store (install the app, or \`print-bridge shops add ${link.shop} --token <token>\`); the order then goes out by itself.`;
+  if (hasProblem(link, WAIT_KINDS.noMapping)) return `${verdict} Add a mapping file that serves ${link.shop}; the order is then mapped and sent by itself.`;
+  return `${verdict} It is sent when that webhook arrives.`;
 }
 
 function checkGuard(link: OrderLink | undefined, input: OperatorActionInput): OperatorActionOutcome | undefined {

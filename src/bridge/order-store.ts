@@ -59,6 +59,13 @@ export interface OrderLink {
   submitAttempts: number;
   /** End of the hold window. */
   submitAfter?: string;
+  /**
+   * When each order topic (`orders/create`, `orders/paid`, ...) first arrived: a mapping that appears or changes later
+   * knows whether its submit topic already came, and from when its hold window runs.
+   */
+  topics?: Record<string, string>;
+  /** Why nothing of the order goes to the printer (status `not-printed`). */
+  notPrintedReason?: string;
   cancelRequested?: { at: string; by: 'shopify' | 'print-service' | 'operator' };
   /** Last time the reconciliation asked the print service about this order. */
   reconciledAt?: string;

@@ -29,7 +29,11 @@ export type MapOutcome =
       /** Line items left out (ignored or unmapped with `unmapped: skip`), with why. */
       leftOut: { lineItemId: string; reason: string }[];
     }
-  | { ok: false; problems: { message: string; subject?: string }[] };
+  | {
+      ok: false;
+      /** The mapping engine's problem kind; `empty` means nothing of the order is for the printer. */
+      problems: { message: string; subject?: string; mappingKind?: string }[];
+    };
 
 export interface MappingPort {
   /** The submit settings of the mapping file serving this shop; undefined when no file serves it. */
@@ -79,6 +83,16 @@ export interface Scheduler {
   noteShopify(shop: string, orderId: string, line: string): Promise<void>;
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
+  /**
+   * Has the shop's waiting and held orders looked at again soon (`*`: every shop's), because what kept them back may
+   * have changed: the store was connected, a mapping serving it appeared or changed. Repeats while one waits are one.
+   */
+  reexamine(shop: string, cause: string): Promise<void>;
+}
+
+/** Whether the app can act for a store in Shopify: it holds an Admin API access token (OAuth or `shops add`). */
+export interface ConnectionsPort {
+  isConnected(shop: string): Promise<boolean>;
 }
 
 export type PrintServicePort = Pick<
@@ -97,6 +111,8 @@ export interface BridgeDeps {
   shopify: ShopifyEffects;
   scheduler: Scheduler;
   sessions: SessionsPort;
+  /** Orders of a store that is not connected are never sent to the printer (DESIGN section 9). */
+  connections: ConnectionsPort;
   logger: Logger;
   clock: () => Date;
 }
@@ -111,4 +127,5 @@ export const TAGS = {
   printReady: 'print-bridge:print-ready',
   partiallyShipped: 'print-bridge:partially-shipped',
   shipped: 'print-bridge:shipped',
+  notPrinted: 'print-bridge:not-printed',
 } as const;

@@ -11,6 +11,8 @@ import type { OrderStatus } from './status.js';
 
 const STATUS_TAGS: Record<OrderStatus, string[]> = {
   pending: [],
+  // A store without a mapping: needs-mapping comes from the no-mapping problem. Not connected: no tags can be set.
+  waiting: [],
   submitting: [],
   held: [TAGS.needsMapping],
   submitted: [TAGS.submitted],
@@ -20,11 +22,13 @@ const STATUS_TAGS: Record<OrderStatus, string[]> = {
   shipped: [TAGS.submitted, TAGS.shipped],
   error: [TAGS.error],
   cancelled: [TAGS.cancelled],
+  'not-printed': [TAGS.notPrinted],
 };
 
 const PROBLEM_TAGS: Record<string, string> = {
   'cancel-refused': TAGS.cancelRefused,
   'amend-refused': TAGS.error,
+  'no-mapping': TAGS.needsMapping,
 };
 
 export const ALL_TAGS: readonly string[] = Object.values(TAGS);

@@ -27,6 +27,27 @@ describe('canMove', () => {
     expect(canMove('cancelled', 'shipped')).toBe(false);
   });
 
+  it('moves between the two waits before submission, and never back to them', () => {
+    expect(canMove('pending', 'waiting')).toBe(true);
+    expect(canMove('waiting', 'pending')).toBe(true);
+    expect(canMove('waiting', 'held')).toBe(true);
+    expect(canMove('waiting', 'submitting')).toBe(true);
+    expect(canMove('waiting', 'cancelled')).toBe(true);
+    expect(canMove('held', 'waiting')).toBe(false);
+    expect(canMove('held', 'pending')).toBe(false);
+    expect(canMove('submitting', 'waiting')).toBe(false);
+    expect(canMove('error', 'waiting')).toBe(false);
+    expect(canMove('shipped', 'waiting')).toBe(false);
+  });
+
+  it('makes not-printed a final state reached only before anything was sent, left only by a resubmit', () => {
+    for (const from of ['pending', 'waiting', 'held', 'error'] as const) expect(canMove(from, 'not-printed')).toBe(true);
+    for (const from of ['submitting', 'submitted', 'received', 'shipped', 'cancelled'] as const) expect(canMove(from, 'not-printed')).toBe(false);
+    expect(canMove('not-printed', 'submitting')).toBe(true);
+    expect(canMove('not-printed', 'cancelled')).toBe(true);
+    for (const to of ['pending', 'waiting', 'held', 'submitted', 'shipped', 'error'] as const) expect(canMove('not-printed', to)).toBe(false);
+  });
+
   it('knows which statuses mean the printer has the order', () => {
     expect(isSubmittedStatus('submitting')).toBe(false);
     expect(isSubmittedStatus('submitted')).toBe(true);

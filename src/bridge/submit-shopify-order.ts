@@ -2,17 +2,21 @@ import { PrintServiceBadRequestError, PrintServiceError } from '../print-service
 import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { parseJsonLossless } from '../shopify/json.js';
-import { parseOrderWebhook } from '../shopify/order-webhook.js';
+import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
 import { MappingProblemsError, OrderDataMissingError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { OrderLink, Problem } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
+import { noMappingProblem, storeNotConnectedProblem, WAIT_KINDS } from './waiting-orders.js';
 
 export type SubmitShopifyOutcome =
   | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
   | { kind: 'already-submitted'; sourceOrderId?: string; printOrderId?: string }
-  | { kind: 'cancelled'; detail: string };
+  | { kind: 'cancelled'; detail: string }
+  /** Kept back until its store is connected or a mapping serves it; released by `reexamineWaitingOrders`. */
+  | { kind: 'waiting'; reason: string }
+  | { kind: 'not-printed'; reason: string };
 
 /**
  * Maps the newest stored version of a Shopify order and submits it exactly once. Each step records what it did
@@ -32,15 +36,29 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
     return { kind: 'cancelled', detail: 'cancelled before submission' };
   }
 
+  // A create that may have been sent is settled whatever changed since; anything else is sent only for a store the
+  // app can act for (DESIGN section 9) and under a mapping that serves it.
+  if (link.status !== 'submitting') {
+    const at = deps.clock().toISOString();
+    if (!(await deps.connections.isConnected(shop))) return recordWait(deps, link, storeNotConnectedProblem(shop, at), false);
+    if (!deps.mapping.settingsFor(shop)) return recordWait(deps, link, noMappingProblem(shop, at), true);
+  }
+
   const stored = await deps.store.getOrderBody(shop, orderId);
   if (!stored) throw new OrderDataMissingError(shop, orderId, 'the order body is not stored (it may have been redacted)');
   const parsedBody = parseOrderWebhook(stored.body);
   const orderName = link.orderName ?? orderId;
   const settings = deps.mapping.settingsFor(shop);
+  if (link.status !== 'submitting' && parsedBody.ok && isFullyFulfilled(parsedBody.order)) {
+    return markNotPrinted(deps, link, 'every line item is already fulfilled in Shopify (fulfillable quantity 0 on each), so nothing was sent to the printer');
+  }
   const mapped = settings
     ? deps.mapping.map(shop, parseJsonLossless(stored.body))
-    : ({ ok: false, problems: [{ message: `no mapping file serves ${shop} (add its domain to a file's shops, or a "*" file)` }] } as const);
+    : { ok: false as const, problems: [{ mappingKind: 'no-mapping', message: `no mapping file serves ${shop} (add its domain to a file's shops, or a "*" file)` }] };
 
+  if (!mapped.ok && link.status !== 'submitting' && mapped.problems.length > 0 && mapped.problems.every((p) => p.mappingKind === 'empty')) {
+    return markNotPrinted(deps, link, mapped.problems.map((p) => p.message).join('; '));
+  }
   if (!mapped.ok) {
     await recordProblems(deps, link, 'held', 'mapping', mapped.problems);
     throw new MappingProblemsError(orderName, mapped.problems);
@@ -81,7 +99,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
         submitAttempts: current.submitAttempts + 1,
         shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),
         sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
-        problems: current.problems.filter((p) => p.kind !== 'mapping' && p.kind !== 'validation'),
+        problems: current.problems.filter((p) => p.kind !== 'mapping' && p.kind !== 'validation' && !isWaitKind(p.kind)),
       },
       history:
         current.status === 'submitting'
@@ -211,7 +229,8 @@ export async function recordProblems(
         ...current,
         status: moved ? status : current.status,
         statusAt: moved && current.status !== status ? at : current.statusAt,
-        problems: [...current.problems.filter((p) => p.kind !== kind), ...entries],
+        // Reaching this step means the store is connected and a mapping serves it: those waits are over.
+        problems: [...current.problems.filter((p) => p.kind !== kind && !isWaitKind(p.kind)), ...entries],
       },
       history: [
         {
@@ -224,4 +243,65 @@ export async function recordProblems(
     };
   });
   await deps.scheduler.syncShopify(link.shop, link.orderId);
+}
+
+function isWaitKind(kind: string): boolean {
+  return kind === WAIT_KINDS.storeNotConnected || kind === WAIT_KINDS.noMapping;
+}
+
+/**
+ * The order waits for something outside it (its store connected, a mapping for its store). A pending order moves to
+ * `waiting`; a held or errored one (resubmitted meanwhile) keeps its status and gains the reason. Either way the job
+ * ends without error: nothing failed, and `reexamineWaitingOrders` releases the order when the condition is gone.
+ */
+async function recordWait(deps: BridgeDeps, link: OrderLink, problem: Problem, syncTags: boolean): Promise<SubmitShopifyOutcome> {
+  const { changed } = await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current || isSubmittedStatus(current.status) || current.status === 'cancelled' || current.status === 'submitting' || current.status === 'not-printed') return undefined;
+    const moved = canMove(current.status, 'waiting');
+    const known = current.problems.some((p) => p.kind === problem.kind);
+    if (known && (!moved || current.status === 'waiting')) return undefined;
+    return {
+      link: {
+        ...current,
+        status: moved ? 'waiting' : current.status,
+        statusAt: moved && current.status !== 'waiting' ? problem.at : current.statusAt,
+        problems: [...current.problems.filter((p) => p.kind !== problem.kind), problem],
+      },
+      history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: moved ? 'waiting' : undefined, detail: `nothing was sent to the printer: ${problem.message}` }],
+    };
+  });
+  if (changed && syncTags) await deps.scheduler.syncShopify(link.shop, link.orderId);
+  deps.logger.info({ shop: link.shop, orderId: link.orderId, reason: problem.kind }, 'order waits; nothing sent to the printer');
+  return { kind: 'waiting', reason: problem.kind };
+}
+
+/** Nothing of the order is for the printer: a final state with the reason, not a problem to fix. */
+async function markNotPrinted(deps: BridgeDeps, link: OrderLink, reason: string): Promise<SubmitShopifyOutcome> {
+  const { changed } = await deps.store.update(link.shop, link.orderId, (current) =>
+    current && canMove(current.status, 'not-printed')
+      ? {
+          link: {
+            ...current,
+            status: 'not-printed',
+            statusAt: deps.clock().toISOString(),
+            notPrintedReason: reason,
+            problems: current.problems.filter((p) => p.kind !== 'mapping' && !isWaitKind(p.kind)),
+          },
+          history: [{ event: 'not printed', source: 'worker', status: 'not-printed', detail: reason }],
+        }
+      : undefined,
+  );
+  if (changed) await deps.scheduler.syncShopify(link.shop, link.orderId);
+  deps.logger.info({ shop: link.shop, orderId: link.orderId, reason }, 'nothing to print; nothing sent');
+  return { kind: 'not-printed', reason };
+}
+
+/**
+ * Shopify already has the whole order fulfilled (by the merchant, another app or an earlier print): every line item
+ * says `fulfillable_quantity` 0. Bodies without the field (older payloads, tests) are never taken for fulfilled.
+ */
+export function isFullyFulfilled(order: OrderWebhook): boolean {
+  const lines = order.line_items as (OrderWebhook['line_items'][number] & { fulfillable_quantity?: unknown })[];
+  if ((order as { fulfillment_status?: unknown }).fulfillment_status === 'fulfilled') return true;
+  return lines.length > 0 && lines.every((l) => l.fulfillable_quantity === 0);
 }

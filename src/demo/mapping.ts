@@ -30,9 +30,9 @@ export function demoPrinterAccounts(options: { printSkus?: readonly string[] } =
 }
 
 /** The mapping file's text; `holdMinutes` may be a fraction (the demo's window is a few seconds). */
-export function demoMappingYaml(options: { holdMinutes: number }): string {
+export function demoMappingYaml(options: { holdMinutes: number; shop?: string }): string {
   return `# The print-bridge demo store's mapping (written by \`print-bridge demo\`; see docs/demo.md and docs/mappings.md).
-shops: ["${DEMO_SHOP}"]
+shops: ["${options.shop ?? DEMO_SHOP}"]
 destination: ${DEMO_DESTINATION}
 
 order:

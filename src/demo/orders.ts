@@ -6,6 +6,9 @@
 
 export const DEMO_SHOP = 'print-bridge-demo.myshopify.com';
 export const DEMO_SHOP_HANDLE = 'print-bridge-demo';
+/** A second store, connected but without a mapping until the late-mapping scenario writes one. */
+export const DEMO_LATE_SHOP = 'print-bridge-late.myshopify.com';
+export const DEMO_LATE_SHOP_HANDLE = 'print-bridge-late';
 
 export interface ShopifyAddressBody {
   name: string;

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountInput } from '../emulator/accounts.js';
 import type { StoredOrder } from '../emulator/store.js';
@@ -118,7 +120,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
     say(`Sending ${scenarios.length} orders as signed webhooks:`);
     for (const s of scenarios) say(`  ${s.order.name}  ${s.name.padEnd(21)} ${s.story} → ${describeExpected(s.expected)}`);
     say();
-    for (const s of scenarios) stack.standIn.seedOrder(stack.shop, s.order);
+    for (const s of scenarios) stack.standIn.seedOrder(s.shop ?? stack.shop, s.order);
 
     const entries = await playAndWatch(stack, scenarios, {
       out,
@@ -277,6 +279,7 @@ function statusText(t: Tracked): string {
 /** The script's handle on its order, bound to the running stack. */
 function actionsFor(stack: DemoStack, t: Tracked, progress: LiveProgress, options: WatchOptions, signal: AbortSignal): ScenarioActions {
   const { order, sourceOrderId } = t.scenario;
+  const shop = t.scenario.shop ?? stack.shop;
   const printerOrder = (): StoredOrder | undefined => printerOrdersOf(stack, sourceOrderId)[0];
   const waitUntil = async (what: string, check: () => boolean | Promise<boolean>, intervalMs = 20) => {
     while (!(await check())) {
@@ -286,11 +289,11 @@ function actionsFor(stack: DemoStack, t: Tracked, progress: LiveProgress, option
   };
   return {
     async send(topic, body) {
-      const { status } = await stack.sendWebhook(topic, body);
+      const { status } = await stack.sendWebhook(topic, body, shop);
       if (status < 200 || status > 299) throw new Error(`the app answered ${status} to the ${topic} webhook`);
     },
     waitUntil,
-    appLink: () => stack.runtime.store.get(stack.shop, order.admin_graphql_api_id),
+    appLink: () => stack.runtime.store.get(shop, order.admin_graphql_api_id),
     async holdAtPrinter() {
       let held: StoredOrder | undefined;
       // Polled often: the order must be caught between Order Received and the file fetching that follows.
@@ -329,10 +332,11 @@ function actionsFor(stack: DemoStack, t: Tracked, progress: LiveProgress, option
       });
     },
     cancelInShopify() {
-      const result = stack.standIn.cancelOrder(stack.shop, order.admin_graphql_api_id);
+      const result = stack.standIn.cancelOrder(shop, order.admin_graphql_api_id);
       if (!result.ok) throw new Error(`Shopify refused to cancel ${order.name}: ${result.userErrors.map((e) => e.message).join('; ')}`);
     },
     note: (text) => progress.note(`${order.name} ${text}`),
+    writeMapping: (fileName, yaml) => writeFileSync(join(stack.mappingsDir, basename(fileName)), yaml),
     sleep: (ms) => sleep(ms, undefined, { signal }),
     now: () => new Date(),
   };
@@ -357,6 +361,9 @@ function evidenceOf(scenario: DemoScenario, seen: Observation): string[] {
   }
   if (expected.printer === 'cancelled' && seen.printer.status === 'cancelled') {
     lines.push(`cancelled at the print service (${seen.printer.id}) before it shipped`);
+  }
+  if (expected.waitedFor && (seen.app.waits ?? []).includes(expected.waitedFor) && seen.printer.orders === 1) {
+    lines.push(`waited (${expected.waitedFor.replace(/-/g, ' ')}), then went out by itself once a mapping served its store: one print order`);
   }
   if (expected.fulfillments > 1 && seen.shopify.fulfillments.length === expected.fulfillments) {
     lines.push(`${seen.shopify.fulfillments.length} print shipments, ${seen.shopify.fulfillments.length} fulfillments with their own tracking`);

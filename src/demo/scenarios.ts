@@ -1,9 +1,12 @@
 import type { OrderLink } from '../bridge/order-store.js';
 import type { OrderStatus } from '../bridge/status.js';
+import { demoMappingYaml } from './mapping.js';
 import {
   ADDRESSES,
   asCancelled,
   asCreated,
+  DEMO_LATE_SHOP,
+  DEMO_LATE_SHOP_HANDLE,
   DEMO_SHOP_HANDLE,
   orderBody,
   type OrderBody,
@@ -35,6 +38,8 @@ export interface Expectation {
   shipTo?: { address1: string; postcode: string };
   /** Text the order's problems must mention (a held order's readable reason). */
   problemMentions?: string;
+  /** A problem kind the order must have waited with on its way (its history shows the wait), e.g. `no-mapping`. */
+  waitedFor?: string;
 }
 
 /** What a scenario's script can do; the runner provides it, bound to one order. */
@@ -54,6 +59,8 @@ export interface ScenarioActions {
   cancelInShopify(): void;
   /** A line shown under the live table, e.g. "address changed in Shopify". */
   note(text: string): void;
+  /** The merchant saves a mapping file (the app's registry picks it up as it changes). */
+  writeMapping(fileName: string, yaml: string): void;
   sleep(ms: number): Promise<void>;
   now(): Date;
 }
@@ -61,6 +68,8 @@ export interface ScenarioActions {
 export interface DemoScenario {
   /** Short name for tables and logs. */
   name: string;
+  /** The store the order belongs to; default the demo store. */
+  shop?: string;
   /** One line: what happens to this order. */
   story: string;
   order: OrderBody;
@@ -90,7 +99,10 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
   const make = (number: number, rest: Omit<Parameters<typeof orderBody>[0], 'number' | 'placedAt'>) =>
     orderBody({ number, placedAt, ...rest });
   const sourceOrderId = (order: OrderBody) => `${DEMO_SHOP_HANDLE}-${order.order_number}`;
-  const scenario = (s: Omit<DemoScenario, 'sourceOrderId'>): DemoScenario => ({ ...s, sourceOrderId: sourceOrderId(s.order) });
+  const scenario = (s: Omit<DemoScenario, 'sourceOrderId'>): DemoScenario => ({
+    ...s,
+    sourceOrderId: s.shop === DEMO_LATE_SHOP ? `${DEMO_LATE_SHOP_HANDLE}-${s.order.order_number}` : sourceOrderId(s.order),
+  });
 
   return [
     scenario({
@@ -215,6 +227,26 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
           actions.printerShipTo().some((s) => s.postcode === ADDRESSES.yorkNew.zip),
         );
         await actions.releaseAtPrinter();
+      },
+    }),
+    scenario({
+      name: 'late mapping',
+      story: 'an order of a second store that has no mapping yet: it waits, then goes out by itself once one is saved',
+      shop: DEMO_LATE_SHOP,
+      order: make(1009, {
+        email: 'ines@example.pt',
+        shipTo: ADDRESSES.madrid,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA3 }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'no-mapping' },
+      async play(actions, { order, holdMs }) {
+        await checkout(actions, order);
+        await actions.waitUntil('the order to wait for a mapping', async () => (await actions.appLink())?.status === 'waiting');
+        actions.note(`no mapping serves ${DEMO_LATE_SHOP}: the order waits, on the problems page`);
+        await actions.sleep(Math.min(500, holdMs / 4));
+        actions.writeMapping('late.yaml', demoMappingYaml({ holdMinutes: holdMs / 60_000, shop: DEMO_LATE_SHOP }));
+        actions.note(`a mapping for ${DEMO_LATE_SHOP} was saved: the order goes out by itself`);
       },
     }),
   ];

@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '../logger.js';
 import { createRedis, deleteByPrefix, waitForRedis } from '../redis.js';
 import { startAdminStandIn, type AdminStandIn } from '../shopify/admin-stand-in/index.js';
 import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT } from './mapping.js';
-import { DEMO_SHOP } from './orders.js';
+import { DEMO_LATE_SHOP, DEMO_SHOP } from './orders.js';
 import { freePort, portIsFree, resolveRedis, type ResolvedRedis } from '../local-redis.js';
 
 /**
@@ -52,7 +52,8 @@ export interface DemoStack {
   shop: string;
   /** The access token the demo store's custom app uses (registered in the stand-in and the app's sessions). */
   shopToken: string;
-  sendWebhook(topic: string, body: unknown): Promise<{ status: number; webhookId: string }>;
+  /** Signed as Shopify signs it, for the demo store or another (`shop`). */
+  sendWebhook(topic: string, body: unknown, shop?: string): Promise<{ status: number; webhookId: string }>;
   /** Stops the app, the emulator, the stand-in and a private Redis, and deletes the run's keys and files. */
   close(): Promise<void>;
 }
@@ -114,11 +115,12 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     cleanups.push(() => emulator.close());
 
     const shopToken = `shpat_${secret(16)}`;
+    const lateShopToken = `shpat_${secret(16)}`;
     // A Shopify Plus store's query-cost limits (20,000 points, 1,000 a second): on a standard plan's 2,000 and 100,
     // a burst of orders shipping at once is paced over tens of seconds, as it would be in Shopify, and the demo drags.
     const standIn = await startAdminStandIn({
       port: 0,
-      accessTokens: { [DEMO_SHOP]: shopToken },
+      accessTokens: { [DEMO_SHOP]: shopToken, [DEMO_LATE_SHOP]: lateShopToken },
       bucket: { maximumAvailable: 20_000, restoreRate: 1_000 },
     });
     cleanups.push(() => standIn.close());
@@ -159,6 +161,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     });
     // As `print-bridge shops add DOMAIN --token TOKEN` does: the demo store uses a custom app's token, not OAuth.
     await runtime.sessions.addCustomAppToken(DEMO_SHOP, shopToken, config.SHOPIFY_SCOPES);
+    // The late-mapping scenario's store: connected, but no mapping file serves it until the scenario writes one.
+    await runtime.sessions.addCustomAppToken(DEMO_LATE_SHOP, lateShopToken, config.SHOPIFY_SCOPES);
     emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${appUrl}/postbacks/${postbackToken}`)));
 
     const webhookSecret = config.SHOPIFY_API_SECRET as string;
@@ -174,13 +178,13 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       logFile,
       shop: DEMO_SHOP,
       shopToken,
-      async sendWebhook(topic, body) {
+      async sendWebhook(topic, body, shop = DEMO_SHOP) {
         const raw = JSON.stringify(body);
         const webhookId = randomUUID();
         const response = await fetch(`${appUrl}/webhooks`, {
           method: 'POST',
           body: raw,
-          headers: signedWebhookHeaders(webhookSecret, raw, { topic, shop: DEMO_SHOP, webhookId, apiVersion: config.SHOPIFY_API_VERSION }),
+          headers: signedWebhookHeaders(webhookSecret, raw, { topic, shop, webhookId, apiVersion: config.SHOPIFY_API_VERSION }),
         });
         await response.arrayBuffer();
         return { status: response.status, webhookId };

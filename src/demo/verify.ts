@@ -29,6 +29,8 @@ export interface Observation {
     problems: string[];
     printOrderId?: string;
     submitAfter?: string;
+    /** Problem kinds its history shows it waited with (read only when the expectation names one). */
+    waits?: string[];
   };
   printer: {
     /** Orders the print service holds under the scenario's sourceOrderId. */
@@ -46,16 +48,22 @@ export interface Observation {
 }
 
 export async function observe(stack: DemoStack, scenario: DemoScenario): Promise<Observation> {
-  const link = await stack.runtime.store.get(stack.shop, scenario.order.admin_graphql_api_id);
+  const shop = scenario.shop ?? stack.shop;
+  const [link, history] = await Promise.all([
+    stack.runtime.store.get(shop, scenario.order.admin_graphql_api_id),
+    scenario.expected.waitedFor ? stack.runtime.store.history(shop, scenario.order.admin_graphql_api_id) : Promise.resolve([]),
+  ]);
   const printerOrders = printerOrdersOf(stack, scenario.sourceOrderId);
   const printer = printerOrders[0];
-  const shopifyOrder = stack.standIn.getOrder(stack.shop, scenario.order.admin_graphql_api_id);
+  const shopifyOrder = stack.standIn.getOrder(shop, scenario.order.admin_graphql_api_id);
   return {
     app: {
       status: link?.status,
       problems: (link?.problems ?? []).map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)),
       printOrderId: link?.printOrderId,
       submitAfter: link?.submitAfter,
+      // The waits its history shows ("waiting: no mapping" → no-mapping).
+      waits: history.flatMap((h) => (h.event.startsWith('waiting: ') ? [h.event.slice('waiting: '.length).replace(/ /g, '-')] : [])),
     },
     printer: {
       orders: printerOrders.length,
@@ -123,7 +131,7 @@ export type Verdict =
   | { state: 'failed'; reasons: string[] };
 
 /** App statuses an order does not leave without someone acting (a mapping fix, a resubmission). */
-const SETTLED: readonly OrderStatus[] = ['shipped', 'held', 'cancelled', 'error'];
+const SETTLED: readonly OrderStatus[] = ['shipped', 'held', 'cancelled', 'error', 'not-printed'];
 
 /**
  * Compares an observation with the expectation. `now` decides whether the hold window of an order that must never
@@ -139,6 +147,9 @@ export function verdict(expected: Expectation, seen: Observation, now: Date): Ve
       return { state: 'failed', reasons: [`the app has it ${app.status}, expected ${expected.status}${why}`] };
     }
     missing.push(`app status ${expected.status} (now ${app.status ?? 'unknown to the app'})`);
+  }
+  if (expected.waitedFor && !(app.waits ?? []).includes(expected.waitedFor)) {
+    missing.push(`a wait (${expected.waitedFor}) in the order's history`);
   }
   if (!shopify.tags.includes(expected.tag)) {
     missing.push(`tag ${expected.tag} in Shopify (tags: ${shopify.tags.join(', ') || 'none'})`);

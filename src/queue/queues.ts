@@ -26,6 +26,8 @@ export const orderJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('submit'), shop: z.string(), orderId: z.string(), reason: z.string().default('webhook') }),
   z.object({ kind: z.literal('cancel'), shop: z.string(), orderId: z.string() }),
   z.object({ kind: z.literal('amend-shipping'), shop: z.string(), orderId: z.string() }),
+  /** Looks again at a shop's waiting and held orders (`*`: every shop's): src/bridge/waiting-orders.ts. */
+  z.object({ kind: z.literal('reexamine'), shop: z.string(), cause: z.string(), remap: z.boolean().default(true) }),
 ]);
 export type OrderJob = z.infer<typeof orderJobSchema>;
 
@@ -125,6 +127,14 @@ export async function retryFailedJob(job: Job): Promise<void> {
     if ((await job.getState().catch(() => 'unknown')) !== 'failed') return;
     throw error;
   }
+}
+
+/**
+ * Queues a look at a shop's waiting orders. While one waits, another request for the shop is the same job; while one
+ * runs, one more is kept to run after it (it may have read the orders before the change that asked for it).
+ */
+export async function enqueueReexamine(queue: Queue<OrderJob>, shop: string, cause: string, remap = true): Promise<void> {
+  await queue.add('reexamine', { kind: 'reexamine', shop, cause, remap }, { deduplication: { id: jobId('reexamine', shop), keepLastIfActive: true } });
 }
 
 export function printEventJobId(hash: string): string {

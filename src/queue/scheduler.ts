@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Scheduler } from '../bridge/ports.js';
-import { jobId, type Queues, submitJobId } from './queues.js';
+import { enqueueReexamine, jobId, type Queues, submitJobId } from './queues.js';
 
 /** The pipeline's Scheduler on BullMQ: job ids make a repeated request one job. */
 export class QueueScheduler implements Scheduler {
@@ -38,6 +38,10 @@ export class QueueScheduler implements Scheduler {
   async noteShopify(shop: string, orderId: string, line: string): Promise<void> {
     const digest = createHash('sha256').update(line).digest('hex').slice(0, 16);
     await this.queues.shopify.add('note', { kind: 'note', shop, orderId, line }, { jobId: jobId('note', shop, orderId, digest) });
+  }
+
+  async reexamine(shop: string, cause: string): Promise<void> {
+    await enqueueReexamine(this.queues.orders, shop, cause);
   }
 
   async dropPendingForShop(shop: string): Promise<number> {

@@ -8,6 +8,7 @@ import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleWebhook } from '../bridge/handle-webhook.js';
 import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
+import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
 import { syncOrderToShopify } from '../bridge/shopify-sync.js';
 import { bullPrefix, orderJobSchema, printEventJobSchema, QUEUE_NAMES, shopifyJobSchema, webhookJobSchema } from './queues.js';
 import { backoffDelay, BACKOFF_TYPE, MAX_STALLED_COUNT, runWithRetrySemantics } from './retry.js';
@@ -79,9 +80,11 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     QUEUE_NAMES.orders,
     async (job: Job) => {
       const data = orderJobSchema.parse(job.data);
-      const scoped = { ...deps, logger: deps.logger.child({ jobId: job.id, kind: data.kind, shop: data.shop, orderId: data.orderId }) };
+      const scoped = { ...deps, logger: deps.logger.child({ jobId: job.id, kind: data.kind, shop: data.shop, orderId: 'orderId' in data ? data.orderId : undefined }) };
       return runWithRetrySemantics(async () => {
         switch (data.kind) {
+          case 'reexamine':
+            return reexamineWaitingOrders(scoped, { shop: data.shop, cause: data.cause, remap: data.remap });
           case 'submit':
             return submitShopifyOrder(scoped, data.shop, data.orderId);
           case 'cancel':

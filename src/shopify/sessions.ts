@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 export class ShopSessions {
   readonly storage: RedisSessionStorage;
   private readonly sessionKeyPrefix: string;
+  private readonly storedListeners: ((shop: string) => Promise<void>)[] = [];
 
   constructor(
     private readonly shopify: Shopify,
@@ -48,6 +49,19 @@ export class ShopSessions {
 
   async storeSession(session: Session): Promise<void> {
     await this.storage.storeSession(session);
+    await this.notifyStored(session.shop);
+  }
+
+  /**
+   * Called after a store's session is stored (OAuth, `shops add`): orders that waited for the store to be connected
+   * are released. A listener that fails does not undo the install; the periodic sweep releases them later.
+   */
+  onStored(listener: (shop: string) => Promise<void>): void {
+    this.storedListeners.push(listener);
+  }
+
+  private async notifyStored(shop: string): Promise<void> {
+    await Promise.allSettled(this.storedListeners.map((listener) => listener(shop)));
   }
 
   /** Registers a custom app's Admin API access token as the store's offline session. */
@@ -61,6 +75,7 @@ export class ShopSessions {
       scope: scopes.join(','),
     });
     await this.storage.storeSession(session);
+    await this.notifyStored(shop);
     return session;
   }
 

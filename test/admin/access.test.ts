@@ -27,7 +27,8 @@ describe('admin access', () => {
       headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/paid', shop: OTHER_SHOP, webhookId: randomUUID() }),
     });
     await waitFor(async () => (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status === 'held', { what: 'the held order' });
-    await waitFor(async () => (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))?.status === 'held', { what: "the other shop's held order" });
+    // The app holds no token for the other shop: its order waits for the store to be connected (DESIGN section 9).
+    await waitFor(async () => (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))?.status === 'waiting', { what: "the other shop's waiting order" });
     heldPath = `/admin/orders/${SHOP}/${orderTail(held.admin_graphql_api_id)}`;
     otherPath = `/admin/orders/${OTHER_SHOP}/${orderTail(otherHeld.admin_graphql_api_id)}`;
   });

@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, fixedMapping, orderTail } from './helpers.js';
 
 /**
  * The admin pages in a real browser (Debian's chromium through playwright-core): an operator logs in, sees the
- * orders, opens one's history, fixes a held order's mapping and resubmits it, and watches it move on. Screenshots
+ * orders, opens one's history, fixes a held order's mapping, and watches it move on by itself. Screenshots
  * land in test-results/ for a person to look at.
  */
 const CHROMIUM = '/usr/bin/chromium';
@@ -81,7 +81,7 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
     await page.screenshot({ path: join(SHOTS, 'admin-order.png'), fullPage: true });
   });
 
-  it('fixes a held order: problem page, mapping preview, resubmit, and it moves on', async () => {
+  it('fixes a held order: problem page, mapping preview, and it moves on by itself', async () => {
     await page.goto(`${h.runtime.url}/admin/problems`);
     await page.getByText('The mapping cannot turn this order into a print order').first().waitFor();
     expect(await page.locator('main').innerText()).toContain('MUG-WHITE');
@@ -104,9 +104,8 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
     expect(await page.locator('#preview-result').innerText()).toContain('"sku": "PRINT-A5"');
     await page.screenshot({ path: join(SHOTS, 'admin-mappings.png'), fullPage: true });
 
+    // The fixed file releases the held order without anyone pressing anything.
     await page.goto(`${h.runtime.url}/admin/orders/${SHOP}/${orderTail(held.admin_graphql_api_id)}`);
-    await page.getByRole('button', { name: 'Resubmit with current mapping' }).click();
-    await page.getByText('queued for submission').waitFor();
     await waitFor(
       async () => {
         await page.reload();
@@ -115,7 +114,7 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
       },
       { what: 'the resubmitted order to move on', timeoutMs: 15_000, intervalMs: 200 },
     );
-    expect(await page.locator('.timeline').innerText()).toContain('resubmitted by operator');
+    expect(await page.locator('.timeline').innerText()).toContain('released for submission');
     await page.goto(`${h.runtime.url}/admin/problems`);
     expect(await page.locator('main').innerText()).not.toContain(held.name);
   });

@@ -34,6 +34,7 @@ describe('operator actions', () => {
       mapping: { settingsFor: () => ({ on: 'orders/paid', holdMinutes: 0, validate: false }), map: () => mapped },
       printService: { findBySourceId: async (id: string) => printer.get(id) },
       scheduler,
+      connections: { isConnected: async () => true },
       failedJobs: { forOrder: async () => failed },
       logger: silentLogger,
       clock: () => new Date(),

@@ -48,9 +48,9 @@ describe('print-bridge demo', () => {
 
     expect(result.exitCode, output).toBe(0);
     expect(output).toContain('Demo summary');
-    expect(output).toContain('All 7 orders reached their expected end state.');
+    expect(output).toContain('All 8 orders reached their expected end state.');
     expect(result.entries.map((e) => [e.orderName, e.ok])).toEqual(
-      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007'].map((n) => [n, true]),
+      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007', '#1009'].map((n) => [n, true]),
     );
 
     const byName = new Map(result.entries.map((e) => [e.scenario, e.seen]));
@@ -170,7 +170,7 @@ describe('print-bridge demo', () => {
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('a private redis-server');
       expect(result.stdout).toContain('Demo summary');
-      expect(result.stdout).toContain('All 7 orders reached their expected end state.');
+      expect(result.stdout).toContain('All 8 orders reached their expected end state.');
     },
   );
 });

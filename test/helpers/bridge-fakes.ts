@@ -75,6 +75,9 @@ export class FakeScheduler implements Scheduler {
   async dropPendingForShop() {
     return this.dropped;
   }
+  async reexamine(shop: string, cause: string) {
+    this.calls.push({ kind: 'reexamine', shop, orderId: '', generation: cause });
+  }
   kinds(): string[] {
     return this.calls.map((c) => c.kind);
   }
@@ -187,6 +190,13 @@ export class FakeMapping implements MappingPort {
   }
 }
 
+export class FakeConnections {
+  disconnected = new Set<string>();
+  async isConnected(shop: string) {
+    return !this.disconnected.has(shop);
+  }
+}
+
 export function fakeDeps(redis: Redis, prefix: string) {
   const deps = {
     store: new OrderStore(redis, prefix),
@@ -195,6 +205,8 @@ export function fakeDeps(redis: Redis, prefix: string) {
     shopify: new FakeShopify(),
     scheduler: new FakeScheduler(),
     sessions: { deleted: [] as string[], async deleteShopSessions(shop: string) { this.deleted.push(shop); return 1; } },
+    /** Stores the app holds an Admin API token for; every store unless a test takes it out. */
+    connections: new FakeConnections(),
     logger: silentLogger,
     clock: () => new Date(),
   };

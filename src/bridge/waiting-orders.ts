@@ -1,0 +1,323 @@
+import type { Logger } from 'pino';
+import { parseJsonLossless } from '../shopify/json.js';
+import type { HistoryEntry, OrderLink, OrderStore, Problem } from './order-store.js';
+import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings } from './ports.js';
+import type { OrderStatus } from './status.js';
+
+/**
+ * Orders kept back by something outside them that ends by itself, and the use case that looks at them again when
+ * that may have changed (docs/pipeline.md, "Where an order can wait"):
+ * - the store is not connected (no Admin API token): such orders never reach the printer (DESIGN section 9);
+ * - no mapping serves the store;
+ * - the mapping could not map the order (held), and the mapping has changed since.
+ * The reason is one of the order's problems, so the order page and the problems page show it. Looking again is
+ * idempotent: a release removes the blocking problems with a compare-and-set and queues a submit job whose id is the
+ * order's version after it, so two runs (or a run and its retry) queue one job; the submit job checks everything again.
+ */
+
+export const WAIT_KINDS = {
+  storeNotConnected: 'store-not-connected',
+  noMapping: 'no-mapping',
+} as const;
+
+/** Problems a release clears: the submit job that follows reports afresh whatever still holds. */
+const RELEASED_KINDS = new Set<string>([WAIT_KINDS.storeNotConnected, WAIT_KINDS.noMapping, 'mapping']);
+
+/** Order topics that can be a mapping's submit topic. */
+export const SUBMIT_TOPICS = ['orders/create', 'orders/paid'] as const;
+
+export function storeNotConnectedProblem(shop: string, at: string): Problem {
+  return {
+    kind: WAIT_KINDS.storeNotConnected,
+    message: `print-bridge has no Admin API access to ${shop} (the app is not installed there, or was uninstalled), so nothing is sent to the printer. Connect the store (install the app, or \`print-bridge shops add ${shop} --token <token>\`): the order then goes out by itself.`,
+    at,
+  };
+}
+
+export function noMappingProblem(shop: string, at: string): Problem {
+  return {
+    kind: WAIT_KINDS.noMapping,
+    message: `no mapping file serves ${shop}. Add its domain to a file's shops (or add a "*" file): the order is then mapped and sent by itself.`,
+    at,
+  };
+}
+
+export function hasProblem(link: Pick<OrderLink, 'problems'>, kind: string): boolean {
+  return link.problems.some((p) => p.kind === kind);
+}
+
+/**
+ * When each order topic first arrived. Orders recorded before the link kept them fall back to their history, where
+ * every delivery is an entry `<topic> received`.
+ */
+export async function arrivedTopics(store: Pick<OrderStore, 'history'>, link: OrderLink): Promise<Record<string, string>> {
+  if (link.topics && Object.keys(link.topics).length > 0) return link.topics;
+  const found: Record<string, string> = {};
+  for (const entry of await store.history(link.shop, link.orderId)) {
+    const topic = topicOf(entry);
+    // History is newest first: the last one seen is the first arrival.
+    if (topic) found[topic] = entry.at;
+  }
+  return found;
+}
+
+function topicOf(entry: HistoryEntry): string | undefined {
+  if (entry.source !== 'shopify') return undefined;
+  const match = /^(orders\/[a-z_]+) received$/.exec(entry.event);
+  return match?.[1];
+}
+
+export interface ReexamineDeps {
+  store: Pick<OrderStore, 'get' | 'update' | 'history' | 'getOrderBody' | 'listOfShop' | 'listQuietSince'>;
+  mapping: MappingPort;
+  connections: ConnectionsPort;
+  scheduler: Pick<Scheduler, 'submit' | 'syncShopify'>;
+  logger: Logger;
+  clock: () => Date;
+}
+
+export interface ReexamineOptions {
+  /** Why: "store connected", "mapping changed", "sweep", "operator". Written to the history of orders that move. */
+  cause: string;
+  /** Map held orders again (a mapping changed); without it only waits whose condition is gone are released. */
+  remap: boolean;
+}
+
+export type ReexamineVerdict =
+  | { kind: 'released'; message: string }
+  | { kind: 'scheduled'; message: string; submitAt: string }
+  | { kind: 'waiting'; message: string }
+  | { kind: 'unchanged'; message: string };
+
+/** Looks at one order again and moves it on if what kept it back is gone. */
+export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, options: ReexamineOptions, context = new ShopConditions(deps)): Promise<ReexamineVerdict> {
+  const name = link.orderName ?? link.orderId;
+  const settings = context.settings(link.shop);
+  const connected = await context.connected(link.shop);
+
+  if (link.status === 'pending' && !link.submitAfter) {
+    const topics = await arrivedTopics(deps.store, link);
+    if (!settings) {
+      if (!SUBMIT_TOPICS.some((t) => topics[t])) return { kind: 'unchanged', message: `${name} waits for its first order webhook.` };
+      return moveToWaiting(deps, link, noMappingProblem(link.shop, deps.clock().toISOString()), options.cause);
+    }
+    const arrived = topics[settings.on];
+    if (!arrived) return { kind: 'unchanged', message: `${name} waits for ${settings.on}, the mapping's submit topic (received: ${Object.keys(topics).join(', ') || 'nothing yet'}).` };
+    return schedule(deps, link, settings, arrived, options.cause, `${settings.on} arrived at ${arrived}`);
+  }
+
+  const blockedByStore = hasProblem(link, WAIT_KINDS.storeNotConnected);
+  if (link.status === 'waiting') {
+    if (blockedByStore && !connected) return { kind: 'waiting', message: `${name} waits until ${link.shop} is connected.` };
+    if (!settings) {
+      if (!hasProblem(link, WAIT_KINDS.noMapping)) return moveToWaiting(deps, link, noMappingProblem(link.shop, deps.clock().toISOString()), options.cause);
+      return { kind: 'waiting', message: `${name} waits for a mapping that serves ${link.shop}.` };
+    }
+    // It went through a submit job before (store not connected, or its mapping vanished during the hold window):
+    // it was due then and is due now.
+    if (blockedByStore || link.submitAfter) return release(deps, link, options.cause, blockedByStore ? `${link.shop} is connected` : `a mapping serves ${link.shop}`);
+    const topics = await arrivedTopics(deps.store, link);
+    const arrived = topics[settings.on];
+    if (arrived) return schedule(deps, link, settings, arrived, options.cause, `a mapping serves ${link.shop}; ${settings.on} arrived at ${arrived}`);
+    const { changed } = await deps.store.update(link.shop, link.orderId, (c) =>
+      c && c.version === link.version && c.status === 'waiting'
+        ? {
+            link: { ...c, status: 'pending', statusAt: deps.clock().toISOString(), problems: c.problems.filter((p) => !RELEASED_KINDS.has(p.kind)) },
+            history: [{ event: 'no longer waiting', source: 'worker', status: 'pending', detail: `${options.cause}: a mapping serves ${link.shop}; the order is sent when ${settings.on} arrives` }],
+          }
+        : undefined,
+    );
+    if (changed) await syncIfConnected(deps, link.shop, link.orderId, connected);
+    return { kind: 'released', message: `${name} no longer waits for a mapping; it is sent when ${settings.on} arrives.` };
+  }
+
+  if ((link.status === 'held' || link.status === 'error') && blockedByStore) {
+    if (!connected) return { kind: 'waiting', message: `${name} waits until ${link.shop} is connected.` };
+    return release(deps, link, options.cause, `${link.shop} is connected`);
+  }
+
+  if (link.status === 'held') {
+    const blocking = link.problems.filter((p) => RELEASED_KINDS.has(p.kind));
+    if (!settings) return { kind: 'waiting', message: `${name} is held and no mapping serves ${link.shop}.` };
+    if (blocking.length === 0 && link.problems.length === 0) {
+      // Released before (its problems were cleared) and the submit job may not have been queued: queue it again.
+      return release(deps, link, options.cause, 'released before');
+    }
+    if (!options.remap || blocking.length === 0) return { kind: 'unchanged', message: `${name} is held: ${link.problems.map((p) => p.message).join('; ')}` };
+    const stored = await deps.store.getOrderBody(link.shop, link.orderId);
+    if (!stored) return { kind: 'unchanged', message: `${name} is held and its Shopify order body is no longer stored.` };
+    const mapped = deps.mapping.map(link.shop, parseJsonLossless(stored.body));
+    if (mapped.ok || mapped.problems.every((p) => p.mappingKind === 'empty')) {
+      return release(deps, link, options.cause, mapped.ok ? 'the current mapping maps it' : 'the current mapping finds nothing to print');
+    }
+    const at = deps.clock().toISOString();
+    const fresh = mapped.problems.map((p) => ({ kind: 'mapping', message: p.message, subject: p.subject, at }));
+    const same = sameProblems(link.problems.filter((p) => p.kind === 'mapping'), fresh);
+    if (!same) {
+      await deps.store.update(link.shop, link.orderId, (c) =>
+        c && c.status === 'held'
+          ? {
+              link: { ...c, problems: [...c.problems.filter((p) => p.kind !== 'mapping' && p.kind !== WAIT_KINDS.noMapping), ...fresh] },
+              history: [{ event: 'mapped again: still held', source: 'worker', detail: `${options.cause}: ${fresh.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)).join('; ')}` }],
+            }
+          : undefined,
+      );
+    }
+    return { kind: 'waiting', message: `${name} still cannot be mapped.` };
+  }
+  return { kind: 'unchanged', message: `${name} is ${link.status}; nothing waits.` };
+}
+
+/** Settings and connection per shop, read once per run. */
+export class ShopConditions {
+  private readonly connections = new Map<string, Promise<boolean>>();
+  constructor(private readonly deps: Pick<ReexamineDeps, 'mapping' | 'connections'>) {}
+  settings(shop: string): SubmitSettings | undefined {
+    return this.deps.mapping.settingsFor(shop);
+  }
+  connected(shop: string): Promise<boolean> {
+    let known = this.connections.get(shop);
+    if (!known) {
+      known = this.deps.connections.isConnected(shop);
+      this.connections.set(shop, known);
+    }
+    return known;
+  }
+}
+
+export interface ReexamineOutcome {
+  examined: number;
+  released: number;
+  scheduled: number;
+  waiting: number;
+}
+
+const PAGE = 200;
+const CANDIDATE_STATUSES: readonly OrderStatus[] = ['waiting', 'held', 'pending', 'error'];
+
+/**
+ * Looks again at the waiting, held and unscheduled pending orders of a shop (`*`: of every shop), oldest first, at
+ * most `limit` per status in one run (the periodic sweep and the next change carry on with the rest).
+ */
+export async function reexamineWaitingOrders(
+  deps: ReexamineDeps,
+  options: ReexamineOptions & { shop: string; limit?: number },
+): Promise<ReexamineOutcome> {
+  const outcome: ReexamineOutcome = { examined: 0, released: 0, scheduled: 0, waiting: 0 };
+  const context = new ShopConditions(deps);
+  const limit = options.limit ?? 5_000;
+  const now = deps.clock().getTime();
+  let failure: unknown;
+  for (const status of CANDIDATE_STATUSES) {
+    for await (const link of candidates(deps, options.shop, status, limit, now)) {
+      if (!isCandidate(link)) continue;
+      outcome.examined += 1;
+      try {
+        const verdict = await reexamineOrder(deps, link, options, context);
+        if (verdict.kind === 'released') outcome.released += 1;
+        if (verdict.kind === 'scheduled') outcome.scheduled += 1;
+        if (verdict.kind === 'waiting') outcome.waiting += 1;
+      } catch (error) {
+        // One order that cannot be moved (a conflict storm, Redis blinking) must not keep the others back; the job
+        // fails at the end so it is retried, and moving an order on is idempotent.
+        deps.logger.warn({ err: error, shop: link.shop, orderId: link.orderId }, 'waiting order could not be looked at again');
+        failure ??= error;
+      }
+    }
+  }
+  if (outcome.released + outcome.scheduled > 0) deps.logger.info({ shop: options.shop, cause: options.cause, ...outcome }, 'waiting orders looked at again');
+  if (failure) throw failure;
+  return outcome;
+}
+
+function isCandidate(link: OrderLink): boolean {
+  switch (link.status) {
+    case 'pending':
+      return !link.submitAfter;
+    case 'waiting':
+    case 'held':
+      return true;
+    case 'error':
+      return hasProblem(link, WAIT_KINDS.storeNotConnected);
+    default:
+      return false;
+  }
+}
+
+async function* candidates(deps: ReexamineDeps, shop: string, status: OrderStatus, limit: number, now: number): AsyncGenerator<OrderLink> {
+  if (shop !== '*') {
+    const { links } = await deps.store.listOfShop(shop, { status, limit });
+    // listOfShop is newest first; the oldest waited longest.
+    yield* links.reverse();
+    return;
+  }
+  let seen = 0;
+  for (let offset = 0; seen < limit; offset += PAGE) {
+    const page = await deps.store.listQuietSince(status, now, PAGE, offset);
+    for (const link of page) {
+      seen += 1;
+      yield link;
+    }
+    if (page.length < PAGE) return;
+  }
+}
+
+async function schedule(deps: ReexamineDeps, link: OrderLink, settings: SubmitSettings, arrived: string, cause: string, why: string): Promise<ReexamineVerdict> {
+  const now = deps.clock().getTime();
+  // The hold window runs from the topic's arrival: edits and cancellations since then have already been received.
+  const submitAt = new Date(Math.max(now, Date.parse(arrived) + settings.holdMinutes * 60_000)).toISOString();
+  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
+    if (!c || (c.status !== 'pending' && c.status !== 'waiting') || c.submitAfter) return undefined;
+    return {
+      link: { ...c, status: 'pending', statusAt: c.status === 'pending' ? c.statusAt : deps.clock().toISOString(), submitAfter: submitAt, problems: c.problems.filter((p) => !RELEASED_KINDS.has(p.kind)) },
+      history: [{ event: 'submission scheduled', source: 'worker', status: c.status === 'pending' ? undefined : 'pending', detail: `${cause}: ${why}; submission at ${submitAt}` }],
+    };
+  });
+  if (!updated || updated.status !== 'pending' || !updated.submitAfter) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
+  // Generation: the version that set submitAfter, so a retry of this run queues the same job.
+  await deps.scheduler.submit(link.shop, link.orderId, Math.max(0, Date.parse(updated.submitAfter) - now), updated.version);
+  if (link.status === 'waiting') await syncIfConnected(deps, link.shop, link.orderId, await deps.connections.isConnected(link.shop));
+  return { kind: 'scheduled', message: `${link.orderName ?? link.orderId} is queued for submission at ${updated.submitAfter}.`, submitAt: updated.submitAfter };
+}
+
+/**
+ * An order that was due is due again: its blocking problems go, and a submit job is queued now. The job maps the
+ * order again and records whatever still holds it back.
+ */
+async function release(deps: ReexamineDeps, link: OrderLink, cause: string, why: string): Promise<ReexamineVerdict> {
+  const at = deps.clock().toISOString();
+  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
+    if (!c || !['waiting', 'held', 'error'].includes(c.status)) return undefined;
+    const problems = c.problems.filter((p) => !RELEASED_KINDS.has(p.kind));
+    if (problems.length === c.problems.length && c.status !== 'waiting') return undefined;
+    return {
+      link: { ...c, problems, ...(c.status === 'waiting' ? { status: 'pending' as const, statusAt: at, submitAfter: at } : {}) },
+      history: [{ event: 'released for submission', source: 'worker', status: c.status === 'waiting' ? 'pending' : undefined, detail: `${cause}: ${why}; submitting now` }],
+    };
+  });
+  if (!updated || !['pending', 'held', 'error'].includes(updated.status)) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
+  await deps.scheduler.submit(link.shop, link.orderId, 0, updated.version);
+  return { kind: 'released', message: `${link.orderName ?? link.orderId} was released for submission (${why}).` };
+}
+
+async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, problem: Problem, cause: string): Promise<ReexamineVerdict> {
+  await deps.store.update(link.shop, link.orderId, (c) =>
+    c && (c.status === 'pending' || c.status === 'waiting') && !hasProblem(c, problem.kind)
+      ? {
+          link: { ...c, status: 'waiting', statusAt: c.status === 'waiting' ? c.statusAt : problem.at, problems: [...c.problems.filter((p) => p.kind !== problem.kind), problem] },
+          history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: c.status === 'waiting' ? undefined : 'waiting', detail: `${cause}: ${problem.message}` }],
+        }
+      : undefined,
+  );
+  return { kind: 'waiting', message: `${link.orderName ?? link.orderId}: ${problem.message}` };
+}
+
+async function syncIfConnected(deps: Pick<ReexamineDeps, 'scheduler'>, shop: string, orderId: string, connected: boolean): Promise<void> {
+  // Tags need the Admin API: a sync for a store the app cannot reach would only fail.
+  if (connected) await deps.scheduler.syncShopify(shop, orderId);
+}
+
+function sameProblems(a: readonly Problem[], b: readonly Problem[]): boolean {
+  const key = (list: readonly Problem[]) => list.map((p) => `${p.subject ?? ''}\u0000${p.message}`).sort().join('\u0001');
+  return key(a) === key(b);
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail } from '../admin/helpers.js';
+import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+
+/**
+ * Every order ends at the printer or on the problems page with a reason and an action that works (issue 13), and
+ * orders of a store the app cannot act for never reach the printer (issue 12 item 2) — through the running app.
+ */
+
+const sourceId = (shop: string, body: { order_number: number }) => `${shop.replace('.myshopify.com', '')}-${body.order_number}`;
+
+function sendFor(h: Harness, shop: string, topic: string, body: unknown): Promise<Response> {
+  const raw = JSON.stringify(body);
+  return fetch(`${h.runtime.url}/webhooks`, {
+    method: 'POST',
+    body: raw,
+    headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic, shop, webhookId: randomUUID() }),
+  });
+}
+
+async function settle(ms = 400): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe('orders of a store that is not connected', () => {
+  let h: Harness;
+  let admin: AdminClient;
+  const NEW_SHOP = 'never-installed.myshopify.com';
+  const NEW_TOKEN = 'shpat_new_store_token';
+
+  beforeAll(async () => {
+    h = await startHarness({ env: { ADMIN_TOKEN } });
+    h.standIn.registerShop(NEW_SHOP, NEW_TOKEN);
+    admin = await AdminClient.login(h.runtime.url!);
+  });
+  afterAll(() => h.close());
+
+  it('keeps an order of a never-installed store from the printer, shows why, and sends it once when the store is connected', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }]);
+    h.standIn.seedOrder(NEW_SHOP, body);
+    expect((await sendFor(h, NEW_SHOP, 'orders/create', body)).status).toBe(200);
+    expect((await sendFor(h, NEW_SHOP, 'orders/paid', body)).status).toBe(200);
+    const waiting = await waitFor(async () => {
+      const l = await h.runtime.store.get(NEW_SHOP, body.admin_graphql_api_id);
+      return l?.status === 'waiting' && l;
+    }, { what: 'the order to wait for its store' });
+    expect(waiting.problems.map((p) => p.kind)).toEqual(['store-not-connected']);
+    await settle();
+    expect(emulatorOrders(h.emulator, sourceId(NEW_SHOP, body))).toHaveLength(0);
+
+    // Visible with its reason and what to do, on the problems page and the order page.
+    const problems = await admin.page('/admin/problems');
+    expect(problems).toContain(body.name);
+    expect(problems).toContain('The store is not connected');
+    expect(problems).toContain(`href="/auth?shop=${NEW_SHOP}"`);
+    const orderPath = `/admin/orders/${NEW_SHOP}/${orderTail(body.admin_graphql_api_id)}`;
+    const orderPage = await admin.page(orderPath);
+    expect(orderPage).toContain('nothing is sent to the printer');
+
+    // Retry while still not connected is refused with the reason, and sends nothing.
+    const retry = await admin.post(`${orderPath}/retry`, { _csrf: csrfOf(orderPage), version: String(waiting.version) });
+    expect(retry.status).toBe(303);
+    expect(await admin.page(retry.headers.get('location')!)).toContain('Connect the store');
+    expect(emulatorOrders(h.emulator, sourceId(NEW_SHOP, body))).toHaveLength(0);
+
+    // `shops add` (or the OAuth callback) stores a session: the order goes out by itself, exactly once, even when
+    // the store is connected a second time.
+    await h.runtime.sessions.addCustomAppToken(NEW_SHOP, NEW_TOKEN, h.config.SHOPIFY_SCOPES);
+    await h.runtime.sessions.addCustomAppToken(NEW_SHOP, NEW_TOKEN, h.config.SHOPIFY_SCOPES);
+    const sent = await waitFor(async () => {
+      const l = await h.runtime.store.get(NEW_SHOP, body.admin_graphql_api_id);
+      return l?.status === 'submitted' && l;
+    }, { what: 'the released order at the printer' });
+    expect(sent.problems).toEqual([]);
+    await settle();
+    expect(emulatorOrders(h.emulator, sourceId(NEW_SHOP, body))).toHaveLength(1);
+    await waitFor(() => h.standIn.getOrder(NEW_SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'), { what: 'the submitted tag' });
+    expect(await admin.page('/admin/problems')).not.toContain(body.name);
+  });
+
+  it('holds back the orders of an uninstalled store until it is installed again', async () => {
+    const uninstall = { id: 1, name: 'Acme', domain: SHOP, myshopify_domain: SHOP };
+    expect((await h.sendWebhook('app/uninstalled', uninstall)).status).toBe(200);
+    await waitFor(async () => !(await h.runtime.sessions.accessToken(SHOP)), { what: 'the session to be removed' });
+
+    const body = orderBody([{ sku: 'PRINT-A4' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'waiting', { what: 'the order to wait' });
+    await settle();
+    expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
+
+    await h.runtime.sessions.addCustomAppToken(SHOP, 'shpat_test_token', h.config.SHOPIFY_SCOPES);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order sent after reinstall' });
+    expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(1);
+  });
+});
+
+describe('an order that arrives before its store has a mapping', () => {
+  let h: Harness;
+  let admin: AdminClient;
+
+  beforeAll(async () => {
+    // The only file serves another store.
+    h = await startHarness({ env: { ADMIN_TOKEN }, mapping: testMapping().replace('shops: ["*"]', 'shops: ["someone-else.myshopify.com"]') });
+    admin = await AdminClient.login(h.runtime.url!);
+  });
+  afterAll(() => h.close());
+
+  it('waits on the problems page, and goes out by itself, once, when a mapping serving the store appears', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }]);
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/create', body);
+    await h.sendWebhook('orders/paid', body);
+    const waiting = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'waiting' && l.topics?.['orders/paid'] && l;
+    }, { what: 'the order to wait for a mapping' });
+    expect(waiting.problems.map((p) => p.kind)).toEqual(['no-mapping']);
+    const problems = await admin.page('/admin/problems');
+    expect(problems).toContain(body.name);
+    expect(problems).toContain('No mapping serves this store yet');
+    await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:needs-mapping'), { what: 'the needs-mapping tag' });
+
+    // Retry says what it waits for, and does not send it.
+    const orderPath = `/admin/orders/${SHOP}/${orderTail(body.admin_graphql_api_id)}`;
+    const page = await admin.page(orderPath);
+    const retry = await admin.post(`${orderPath}/retry`, { _csrf: csrfOf(page), version: String(waiting.version) });
+    expect(await admin.page(retry.headers.get('location')!)).toContain('Add a mapping file that serves');
+
+    writeFileSync(join(h.mappingsDir, 'acme.yaml'), testMapping().replace('shops: ["*"]', `shops: ["${SHOP}"]`));
+    const sent = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'submitted' && l;
+    }, { what: 'the order sent once a mapping serves its store', timeoutMs: 20_000 });
+    expect(sent.problems).toEqual([]);
+    await settle();
+    expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(1);
+    await waitFor(() => {
+      const tags = h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags ?? [];
+      return tags.includes('print-bridge:submitted') && !tags.includes('print-bridge:needs-mapping');
+    }, { what: 'the tags to follow' });
+    expect(await admin.page('/admin/problems')).not.toContain(body.name);
+  });
+});
+
+describe('orders with nothing to print', () => {
+  let h: Harness;
+  let admin: AdminClient;
+
+  beforeAll(async () => {
+    h = await startHarness({ env: { ADMIN_TOKEN } });
+    admin = await AdminClient.login(h.runtime.url!);
+  });
+  afterAll(() => h.close());
+
+  it('records a gift-card-only order as not printed, with why, and never as held for mapping', async () => {
+    const body = orderBody([{ sku: null, title: 'Gift card' }]);
+    body.line_items[0]!.gift_card = true;
+    body.line_items[0]!.requires_shipping = false;
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'not-printed' && l;
+    }, { what: 'the order recorded as not printed' });
+    expect(link.notPrintedReason).toContain('gift card');
+    expect(link.problems).toEqual([]);
+    const page = await admin.page(`/admin/orders/${SHOP}/${orderTail(body.admin_graphql_api_id)}`);
+    expect(page).toContain('id="not-printed-reason"');
+    expect(page).toContain('gift card');
+    expect(await admin.page('/admin/problems')).not.toContain(body.name);
+    await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:not-printed'), { what: 'the not-printed tag' });
+    expect(h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags).not.toContain('print-bridge:needs-mapping');
+    expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
+  });
+
+  it('does not print again an order Shopify already has fulfilled', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }, { sku: 'PRINT-A4' }]);
+    for (const line of body.line_items) Object.assign(line, { fulfillable_quantity: 0, fulfillment_status: 'fulfilled' });
+    h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'not-printed' && l;
+    }, { what: 'the fulfilled order recorded as not printed' });
+    expect(link.notPrintedReason).toContain('already fulfilled in Shopify');
+    await settle();
+    expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
+  });
+});
