@@ -5,7 +5,7 @@ import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.j
 import type { Mutation, OrderLink } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
-import { noMappingProblem, WAIT_KINDS } from './waiting-orders.js';
+import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from './waiting-orders.js';
 
 export type WebhookOutcome =
   | { kind: 'scheduled'; orderId: string; submitAt: string }
@@ -80,7 +80,9 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
       topics,
     };
     const history: Mutation['history'] = [{ event: `${job.topic} received`, source: 'shopify' as const, detail: `webhook ${job.webhookId}` }];
-    if (!settings && next.status === 'pending' && !next.submitAfter) {
+    // Only once it could be due under some mapping (orders/create or orders/paid came): an orders/updated alone, for
+    // an order placed before the app, is not a wait to show.
+    if (!settings && next.status === 'pending' && !next.submitAfter && SUBMIT_TOPICS.some((t) => topics[t])) {
       // Nothing decides when (or whether) to send it: it waits, on the problems page, for a mapping to serve the store.
       const problem = noMappingProblem(shop, at);
       next.status = 'waiting';

@@ -51,6 +51,14 @@ describe('an order that arrives before its store has a mapping', () => {
     expect(submits(deps)[0]!.delayMs).toBeGreaterThan(29 * 60_000);
   });
 
+  it('does not show an order only seen through orders/updated as waiting (placed before the app)', async () => {
+    const deps = setup();
+    deps.mapping.settings = undefined;
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/updated', body));
+    expect(await deps.store.get(SHOP, body.admin_graphql_api_id)).toMatchObject({ status: 'pending', problems: [] });
+  });
+
   it('goes back to pending when the new mapping submits on a topic that has not arrived, and is scheduled when it does', async () => {
     const deps = setup();
     deps.mapping.settings = undefined;
@@ -120,6 +128,23 @@ describe('a store that is not connected', () => {
     expect(runs.reduce((n, r) => n + r.released, 0)).toBeGreaterThanOrEqual(1);
     const jobs = new Set(submits(deps).slice(queuedBefore).map((c) => c.generation));
     expect(jobs.size).toBe(1);
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
+    expect(deps.printService.creates).toBe(1);
+  });
+
+  it('lets Retry release a waiting order whose store is connected now (the connection event was missed)', async () => {
+    const deps = setup();
+    deps.connections.disconnected.add(SHOP);
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
+    const waiting = (await deps.store.get(SHOP, body.admin_graphql_api_id))!;
+    const refused = await retryOrder(deps, { shop: SHOP, orderId: waiting.orderId, expectedVersion: waiting.version, actor: 'operator' });
+    expect(refused).toMatchObject({ kind: 'refused' });
+    expect(refused.message).toContain('Connect the store');
+    deps.connections.disconnected.delete(SHOP);
+    const current = (await deps.store.get(SHOP, body.admin_graphql_api_id))!;
+    expect(await retryOrder(deps, { shop: SHOP, orderId: current.orderId, expectedVersion: current.version, actor: 'operator' })).toMatchObject({ kind: 'done' });
     expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
     expect(deps.printService.creates).toBe(1);
   });

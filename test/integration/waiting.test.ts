@@ -57,6 +57,14 @@ describe('orders of a store that is not connected', () => {
     expect(problems).toContain(body.name);
     expect(problems).toContain('The store is not connected');
     expect(problems).toContain(`href="/auth?shop=${NEW_SHOP}"`);
+    // The Connect link starts Shopify's OAuth for that store.
+    const connect = await fetch(`${h.runtime.url}/auth?shop=${NEW_SHOP}`, {
+      redirect: 'manual',
+      // The library answers 410 to what looks like a bot; a merchant's browser is not one.
+      headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' },
+    });
+    expect(connect.status).toBe(302);
+    expect(connect.headers.get('location')).toContain(`https://${NEW_SHOP}/admin/oauth/authorize`);
     const orderPath = `/admin/orders/${NEW_SHOP}/${orderTail(body.admin_graphql_api_id)}`;
     const orderPage = await admin.page(orderPath);
     expect(orderPage).toContain('nothing is sent to the printer');
