@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail } from '../admin/helpers.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
@@ -102,7 +103,10 @@ describe('orders of a store that is not connected', () => {
     await settle();
     expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
 
-    await h.runtime.sessions.addCustomAppToken(SHOP, 'shpat_test_token', h.config.SHOPIFY_SCOPES);
+    // Installed again through OAuth: the callback stores the offline session as below.
+    await h.runtime.sessions.storeSession(
+      new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'oauth-state', isOnline: false, accessToken: 'shpat_test_token', scope: h.config.SHOPIFY_SCOPES.join(',') }),
+    );
     await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order sent after reinstall' });
     expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(1);
   });
