@@ -156,6 +156,36 @@ describe('order schema', () => {
     expect(fixed.ok && fixed.order.orderData.shipments[0]).toMatchObject({ shipByDate: '2026-12-01', shipTo: { isoCountry: 'US' } });
   });
 
+  it('reads an empty array as an empty object for extraData and attributes, in both profiles', () => {
+    for (const profile of ['strict', 'lenient'] as const) {
+      const order = minimumStrictOrder() as ReturnType<typeof minimumStrictOrder> & { orderData: Record<string, unknown> };
+      order.orderData.extraData = [];
+      Object.assign(order.orderData.items[0]!, { extraData: [] });
+      Object.assign(order.orderData.items[0]!.components[0]!, { attributes: [], extraData: [] });
+      const result = parseOrder(order, profile);
+      expect(result.ok, JSON.stringify(result)).toBe(true);
+      if (result.ok) {
+        expect(result.order.orderData.extraData).toEqual({});
+        expect(result.order.orderData.items[0]!.components[0]).toMatchObject({ attributes: {}, extraData: {} });
+      }
+      order.orderData.extraData = [{ a: 1 }];
+      const refused = parseOrder(order, profile);
+      expect(!refused.ok && refused.problems.map((p) => p.path)).toEqual(['orderData.extraData']);
+    }
+  });
+
+  it('accepts only ISO 3166-1 alpha-2 country codes (and XK), naming the code meant for UK', () => {
+    const order = minimumStrictOrder();
+    for (const [code, ok] of [['GB', true], ['gb', true], ['XK', true], ['UK', false], ['ZZ', false], ['EU', false]] as const) {
+      order.orderData.shipments[0]!.shipTo.isoCountry = code;
+      const result = parseOrder(order, 'lenient');
+      expect(result.ok, code).toBe(ok);
+      if (code === 'UK') {
+        expect(!result.ok && result.problems).toEqual([{ path: 'orderData.shipments[0].shipTo.isoCountry', message: 'UK is not an ISO 3166-1 country code; use GB' }]);
+      }
+    }
+  });
+
   it('ignores unknown fields instead of rejecting them', () => {
     const order = minimumStrictOrder() as Record<string, unknown> & ReturnType<typeof minimumStrictOrder>;
     Object.assign(order.orderData.items[0]!, { shipmentindex: '42', colour: 'red' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ISO_COUNTRY_CODES, NOT_ISO_COUNTRY } from './iso-countries.js';
 
 /**
  * The print service's documents, table by table from print-service-interface.md. Where the published field list has
@@ -11,13 +12,28 @@ export type SchemaProfile = 'strict' | 'lenient';
 export const SCHEMA_PROFILES: readonly SchemaProfile[] = ['strict', 'lenient'];
 
 const nonEmpty = z.string().min(1, 'must not be empty');
-const freeObject = z.record(z.string(), z.unknown());
+/**
+ * The service writes an empty object as `[]` in its own order records (`"attributes": []`, PHP's `json_encode` of an
+ * empty array does the same), so an empty array stands for an empty object; any other array is refused.
+ */
+function objectOrEmptyArray<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (Array.isArray(v) && v.length === 0 ? {} : v), schema);
+}
+const freeObject = objectOrEmptyArray(z.record(z.string(), z.unknown()));
 const nonNegativeInt = z.number().int('must be a whole number').min(0, 'must be 0 or more');
 const positiveInt = z.number().int('must be a whole number').min(1, 'must be 1 or more');
 const isoCountry = z
   .string()
   .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO country code')
-  .transform((v) => v.toUpperCase());
+  .transform((v) => v.toUpperCase())
+  .superRefine((v, ctx) => {
+    if (ISO_COUNTRY_CODES.has(v)) return;
+    const meant = NOT_ISO_COUNTRY[v];
+    ctx.addIssue({
+      code: 'custom',
+      message: meant ? `${v} is not an ISO 3166-1 country code; use ${meant}` : `${v} is not an ISO 3166-1 alpha-2 country code`,
+    });
+  });
 const shipByDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form yyyy-mm-dd')
@@ -85,7 +101,7 @@ export const componentSchema = z
     sourceComponentId: z.string().optional(),
     duplicate: positiveInt.default(1),
     barcode: z.string().optional(),
-    attributes: z.record(z.string(), attributeValue).optional(),
+    attributes: objectOrEmptyArray(z.record(z.string(), attributeValue)).optional(),
     extraData: freeObject.optional(),
   })
   .superRefine((c, ctx) => {

@@ -102,6 +102,51 @@ describe('validate', () => {
   });
 });
 
+describe('empty objects written as [] and country codes (docs/print-service-api.md)', () => {
+  // A production order as a PHP sender writes it: json_encode turns an empty associative array into [].
+  const phpOrder = (isoCountry: string) => {
+    const order = validOrder('PHP-1') as unknown as { orderData: Record<string, unknown> & { items: Record<string, unknown>[]; shipments: { shipTo: { isoCountry: string } }[] } };
+    order.orderData.extraData = [];
+    order.orderData.items[0]!.extraData = [];
+    (order.orderData.items[0]!.components as Record<string, unknown>[])[0]!.attributes = [];
+    order.orderData.shipments[0]!.shipTo.isoCountry = isoCountry;
+    return order;
+  };
+
+  it('takes extraData: [] and attributes: [] as empty objects, in both profiles, through validate and create', async () => {
+    const lenient = await startTestEmulator({ profile: 'lenient', manual: true });
+    try {
+      for (const emulator of [emu, lenient]) {
+        const valid = await call(emulator.baseUrl, 'POST', '/api/order/validate', { body: phpOrder('GB') });
+        expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+        const id = await createOrder(emulator, phpOrder('GB'));
+        expect((await hook(emulator, 'POST', `/orders/${id}/advance`, { to: 'received' })).status).toBe(200);
+        expect((await call(emulator.baseUrl, 'GET', `/api/order/${id}`)).body.status).toBe('received');
+      }
+    } finally {
+      await lenient.close();
+    }
+  });
+
+  it('refuses a non-empty array where an object belongs, and UK for GB', async () => {
+    const order = phpOrder('UK');
+    order.orderData.extraData = ['a'];
+    const res = await call(emu.baseUrl, 'POST', '/api/order/validate', { body: order });
+    expect(res.status).toBe(400);
+    expect(res.body.error.validations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'orderData.extraData' }),
+        { path: 'orderData.shipments[0].shipTo.isoCountry', message: 'UK is not an ISO 3166-1 country code; use GB' },
+      ]),
+    );
+    const id = await createOrder(emu, phpOrder('UK'));
+    await advance(id, 'received');
+    const stored = (await get(`/api/order/${id}`)).body;
+    expect(stored.status).toBe('submissionerror');
+    expect(stored.errors.join(' ')).toMatch(/UK is not an ISO 3166-1 country code/);
+  });
+});
+
 describe('create', () => {
   it('stores the order and acknowledges _id, url, timestamp and sourceAccountId', async () => {
     const order = validOrder('C-1');
