@@ -117,6 +117,8 @@ export const configSchema = z.object({
   RECONCILE_EVERY_MINUTES: positiveInt(10),
   /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */
   JOB_LOCK_MS: positiveInt(30_000),
+  /** First re-check of a shipment whose fulfillment order Shopify holds (doubling up to 6 h); webhooks usually come first. */
+  SHOPIFY_HOLD_RECHECK_SECONDS: positiveInt(900),
   MAPPINGS_DIR: z.preprocess(emptyToUndefined, z.string().default('./mappings')),
   ADMIN_TOKEN: optionalString,
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */

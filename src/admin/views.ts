@@ -128,7 +128,7 @@ function shipmentsCell(link: OrderLink): Html {
     (s) =>
       html`<div>#${s.index} ${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${
         s.trackingNumber ? html` <span class="mono nowrap">${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>` : ''
-      }</div>`,
+      }${!s.fulfillmentId && s.waitingForRelease ? html` <span class="badge attention">fulfillment on hold in Shopify</span>` : ''}</div>`,
   )}</div>`;
 }
 
@@ -253,7 +253,13 @@ ${l.shipments.map(
 <td data-label="Status"><div>${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div></td>
 <td data-label="Line items"><div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div></td>
 <td data-label="Tracking" class="mono">${s.trackingNumber ? `${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}` : '—'}</td>
-<td data-label="Fulfillment" class="mono"><div>${s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—')}${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div></td></tr>`,
+<td data-label="Fulfillment" class="mono"><div>${
+    !s.fulfillmentId && s.waitingForRelease
+      ? html`<span class="badge attention">on hold in Shopify</span><div style="white-space:normal">${s.waitingForRelease.message}</div><div class="small muted">since ${formatTime(s.waitingForRelease.since)}${
+          s.waitingForRelease.nextCheckAt ? `, checked again by ${formatTime(s.waitingForRelease.nextCheckAt)}` : ''
+        }</div>`
+      : (s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—'))
+  }${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div></td></tr>`,
 )}
 </tbody></table></div>`
 }

@@ -247,6 +247,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         shopify: adminApiFulfillmentPort((shop) => adminClients.forShop(shop)),
         tracking: registryTrackingLookup(registry),
         notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
+        holdRecheckMs: config.SHOPIFY_HOLD_RECHECK_SECONDS * 1000,
       },
       printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
       maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),

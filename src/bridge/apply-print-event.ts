@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
 import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '../shopify/admin-api.js';
-import { planFulfillment, type Shortfall } from '../shopify/fulfillment-plan.js';
+import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../shopify/fulfillment-plan.js';
 import { OrderBusyError } from './errors.js';
+import { recordHoldWait, waitingShipments, type ScheduleHoldRecheck } from './fulfillment-holds.js';
 import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
 import { syncOrderToShopify } from './shopify-sync.js';
@@ -34,6 +35,10 @@ export interface ApplyPrintEventDeps {
    * lease of a job whose worker died blocks the order's other events (default 10 s).
    */
   leaseMs?: number;
+  /** Re-checks of shipments whose fulfillment orders Shopify holds (fulfillment-holds.ts); without it only webhooks end the wait. */
+  scheduleHoldRecheck?: ScheduleHoldRecheck;
+  /** First re-check delay of a held shipment. */
+  holdRecheckMs?: number;
 }
 
 export type ApplyPrintEventOutcome =
@@ -42,6 +47,7 @@ export type ApplyPrintEventOutcome =
   | { kind: 'fulfilled'; shipmentIndex: number; fulfillmentId: string; adopted: boolean; shortfalls: Shortfall[] }
   | { kind: 'tracking-updated'; shipmentIndex: number; fulfillmentId: string }
   | { kind: 'nothing-to-fulfill'; shipmentIndex: number; shortfalls: Shortfall[] }
+  | { kind: 'waiting-for-release'; shipmentIndex: number; message: string }
   | { kind: 'unchanged'; detail: string }
   | { kind: 'already-there'; detail: string }
   | { kind: 'not-fulfilled-cancelled'; shipmentIndex: number };
@@ -72,30 +78,60 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
       return failure(deps, link, event);
     case 'cancelled':
       return cancelled(deps, link, event);
-    case 'shipped': {
-      const leaseMs = deps.leaseMs ?? 10_000;
-      const lease = await acquireLease(deps, link, leaseMs);
-      // Renewed while Shopify is slow (a throttled bucket can hold a call for many seconds), so the lease can be
-      // short and a dead worker's lease stops blocking the order soon.
-      let lost = false;
-      const renewal = setInterval(() => {
-        const markLost = () => {
-          if (!lost) log.warn({ leaseMs }, 'order lease lost while applying a shipment (event loop or Redis stalled); stopping before the next Shopify write');
-          lost = true;
-        };
-        deps.store.renewLease(link.shop, link.orderId, lease, leaseMs).then((held) => held || markLost(), markLost);
-      }, Math.max(100, Math.floor(leaseMs / 3)));
-      // Another job may hold the order once the lease is gone: no Shopify write after that; the job retries.
-      const leaseHeld = () => {
-        if (lost) throw new OrderBusyError(`order ${link.orderId}: lease lost while applying a shipment`, leaseMs / 5);
-      };
-      try {
-        return await shipped(deps, link, event, log, leaseHeld);
-      } finally {
-        clearInterval(renewal);
-        await deps.store.releaseLease(link.shop, link.orderId, lease);
-      }
+    case 'shipped':
+      return withShipmentLease(deps, link, log, (leaseHeld) => shipped(deps, link, event, log, leaseHeld));
+  }
+}
+
+/**
+ * Fulfils, with their tracking, the order's shipments that shipped at the printer and are not carried out in Shopify
+ * yet: those that waited for Shopify to release a fulfillment hold. Run by the fulfillment-order webhooks and by the
+ * hold re-checks; one still held keeps waiting (and gets its next re-check).
+ */
+export async function fulfilWaitingShipments(deps: ApplyPrintEventDeps, shop: string, orderId: string): Promise<ApplyPrintEventOutcome[]> {
+  const initial = await deps.store.get(shop, orderId);
+  if (!initial || initial.status === 'cancelled' || waitingShipments(initial).length === 0) return [];
+  const log = deps.logger.child({ shop, orderId, sourceOrderId: initial.sourceOrderId });
+  return withShipmentLease(deps, initial, log, async (leaseHeld) => {
+    const outcomes: ApplyPrintEventOutcome[] = [];
+    let seen: OrderForFulfillment | undefined;
+    for (const index of waitingShipments((await deps.store.get(shop, orderId)) ?? initial)) {
+      const link = (await deps.store.get(shop, orderId)) ?? initial;
+      const shipment = link.shipments.find((s) => s.index === index)!;
+      const tracking = trackingOf(deps, shop, { trackingNumber: shipment.trackingNumber, carrier: shipment.carrier });
+      const { outcome, order } = await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld);
+      seen = order ?? seen;
+      outcomes.push(outcome);
     }
+    if (outcomes.some((o) => o.kind !== 'waiting-for-release')) await markShippedInShopify(deps, initial, seen);
+    return outcomes;
+  });
+}
+
+/**
+ * Runs `work` holding the order's lease. Renewed while Shopify is slow (a throttled bucket can hold a call for many
+ * seconds), so the lease can be short and a dead worker's lease stops blocking the order soon.
+ */
+async function withShipmentLease<T>(deps: ApplyPrintEventDeps, link: OrderLink, log: Logger, work: (leaseHeld: () => void) => Promise<T>): Promise<T> {
+  const leaseMs = deps.leaseMs ?? 10_000;
+  const lease = await acquireLease(deps, link, leaseMs);
+  let lost = false;
+  const renewal = setInterval(() => {
+    const markLost = () => {
+      if (!lost) log.warn({ leaseMs }, 'order lease lost while applying a shipment (event loop or Redis stalled); stopping before the next Shopify write');
+      lost = true;
+    };
+    deps.store.renewLease(link.shop, link.orderId, lease, leaseMs).then((held) => held || markLost(), markLost);
+  }, Math.max(100, Math.floor(leaseMs / 3)));
+  // Another job may hold the order once the lease is gone: no Shopify write after that; the job retries.
+  const leaseHeld = () => {
+    if (lost) throw new OrderBusyError(`order ${link.orderId}: lease lost while applying a shipment`, leaseMs / 5);
+  };
+  try {
+    return await work(leaseHeld);
+  } finally {
+    clearInterval(renewal);
+    await deps.store.releaseLease(link.shop, link.orderId, lease);
   }
 }
 
@@ -261,7 +297,7 @@ async function cancelled(deps: ApplyPrintEventDeps, link: OrderLink, event: Prin
 
 // ------------------------------------------------------------------------------------------------------- shipments
 
-function trackingOf(deps: ApplyPrintEventDeps, shop: string, event: PrintEvent): TrackingInfo | undefined {
+function trackingOf(deps: ApplyPrintEventDeps, shop: string, event: Pick<PrintEvent, 'trackingNumber' | 'carrier'>): TrackingInfo | undefined {
   if (!event.trackingNumber) return undefined;
   const code = event.carrier?.code ?? event.carrier?.alias;
   const found = code ? deps.tracking(shop, code, event.trackingNumber) : {};
@@ -374,13 +410,16 @@ async function fulfilShipment(
     return { outcome: { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: existing.id, adopted: true, shortfalls: [] }, order };
   }
 
-  const plan = planFulfillment(order, shipment.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })));
+  const wanted = shipment.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity }));
+  const plan = planFulfillment(order, wanted);
+  // One parcel, one tracking number: a shipment any of whose items Shopify holds waits whole for the release.
+  if (plan.held.length > 0) return { outcome: await waitForRelease(deps, link, shipment.index, plan.held, tracking), order };
   if (plan.shortfalls.length > 0) await noteShortfalls(deps, link, order, shipment.index, plan.shortfalls);
   if (plan.fulfillmentOrders.length === 0) {
     await deps.store.update(shop, orderId, (current) =>
       current
         ? {
-            link: { ...current, shipments: current.shipments.map((s) => (s.index === shipment.index ? { ...s, appliedAt: deps.clock().toISOString() } : s)) },
+            link: { ...current, shipments: current.shipments.map((s) => (s.index === shipment.index ? { ...s, appliedAt: deps.clock().toISOString(), waitingForRelease: undefined } : s)) },
             history: [{ event: `shipment ${shipment.index}: nothing left to fulfill in Shopify`, source: 'worker', detail: shortfallText(order, plan.shortfalls) }],
           }
         : undefined,
@@ -394,6 +433,10 @@ async function fulfilShipment(
     created = await deps.shopify.createFulfillment(shop, { orderGid: orderId, fulfillmentOrders: plan.fulfillmentOrders, trackingInfo: tracking, notifyCustomer: notify });
   } catch (error) {
     if (error instanceof ShopifyUserError) {
+      // A hold placed between the read and the write: Shopify refuses the held fulfillment order. That is a wait.
+      const again = await deps.shopify.getOrderForFulfillment(shop, orderId).catch(() => null);
+      const held = again ? planFulfillment(again, wanted).held : [];
+      if (held.length > 0) return { outcome: await waitForRelease(deps, link, shipment.index, held, tracking), order: again ?? order };
       const at = deps.clock().toISOString();
       await deps.store.update(shop, orderId, (current) =>
         current
@@ -420,7 +463,9 @@ async function recordFulfillment(deps: ApplyPrintEventDeps, link: OrderLink, ind
       link: {
         ...current,
         shipments: current.shipments.map((s) =>
-          s.index === index ? { ...s, fulfillmentId, fulfilledTrackingNumber: trackingNumber, appliedAt: s.appliedAt ?? deps.clock().toISOString() } : s,
+          s.index === index
+            ? { ...s, fulfillmentId, fulfilledTrackingNumber: trackingNumber, appliedAt: s.appliedAt ?? deps.clock().toISOString(), waitingForRelease: undefined }
+            : s,
         ),
         problems: current.problems.filter((p) => p.subject !== `shipment ${index}`),
       },
@@ -462,7 +507,13 @@ function total(f: OrderForFulfillment['fulfillments'][number]): number {
 
 function shortfallText(order: OrderForFulfillment, shortfalls: Shortfall[]): string {
   const name = (id: string) => order.lineItems.find((l) => l.id === id)?.name ?? id;
-  const why = { 'already-fulfilled': 'already fulfilled in Shopify', cancelled: 'cancelled in Shopify', 'not-in-order': 'no longer in the order' } as const;
+  const why = {
+    'already-fulfilled': 'already fulfilled in Shopify',
+    cancelled: 'cancelled in Shopify',
+    'not-in-order': 'no longer in the order',
+    'on-hold': 'on hold in Shopify',
+    scheduled: 'scheduled for later in Shopify',
+  } as const;
   return shortfalls.map((s) => `${s.quantity} × ${name(s.lineItemId)} (${why[s.reason]})`).join(', ');
 }
 
@@ -472,4 +523,25 @@ async function noteShortfalls(deps: ApplyPrintEventDeps, link: OrderLink, order:
     link.orderId,
     `print-bridge: shipment ${index + 1} shipped; not fulfilled again by print-bridge: ${shortfallText(order, shortfalls)}.`,
   );
+}
+
+/** Records the wait and tells the merchant in the Shopify order too, once per shipment and tracking number. */
+async function waitForRelease(
+  deps: ApplyPrintEventDeps,
+  link: OrderLink,
+  index: number,
+  held: HeldFulfillmentOrder[],
+  tracking: TrackingInfo | undefined,
+): Promise<ApplyPrintEventOutcome> {
+  const wait = await recordHoldWait(deps, link, index, held);
+  const message = wait?.message ?? '';
+  if (wait && wait.checks === 1) {
+    await deps.shopify.appendOrderNote(
+      link.shop,
+      link.orderId,
+      `print-bridge: shipment ${index + 1} shipped${tracking?.number ? ` with tracking ${tracking.number}` : ''}; Shopify holds its fulfillment order, so it will be fulfilled${tracking?.number ? ' with this tracking' : ''} once released.`,
+    );
+  }
+  deps.logger.info({ shop: link.shop, orderId: link.orderId, shipmentIndex: index, wait: message }, 'shipment waits for Shopify to release its fulfillment order');
+  return { kind: 'waiting-for-release', shipmentIndex: index, message };
 }

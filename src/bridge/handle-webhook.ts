@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { WebhookJob } from '../queue/queues.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
+import { parseFulfillmentOrderWebhook, type FulfillmentOrderTopic } from './fulfillment-order-changed.js';
 import type { Mutation, OrderLink } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
@@ -37,9 +38,21 @@ export async function handleWebhook(deps: BridgeDeps, job: WebhookJob): Promise<
       return redact(deps, job);
     case 'customers/data_request':
       return dataRequest(deps, job);
+    case 'fulfillment_orders/placed_on_hold':
+    case 'fulfillment_orders/hold_released':
+    case 'fulfillment_orders/scheduled_fulfillment_order_ready':
+      return fulfillmentOrderWebhook(deps, job, job.topic);
     default:
       return { kind: 'rejected', reason: `topic ${job.topic} is not handled` };
   }
+}
+
+/** Fulfillment-order webhooks go to the Shopify queue, whose worker asks the Admin API which order they concern. */
+async function fulfillmentOrderWebhook(deps: BridgeDeps, job: WebhookJob, topic: FulfillmentOrderTopic): Promise<WebhookOutcome> {
+  const parsed = parseFulfillmentOrderWebhook(topic, job.body);
+  if (!parsed.ok) return { kind: 'rejected', reason: `${topic} webhook ${job.webhookId} from ${job.shop}: ${parsed.message}` };
+  await deps.scheduler.fulfillmentOrderChanged(job.shop, parsed.change, job.webhookId);
+  return { kind: 'recorded', orderId: parsed.change.orderId ?? parsed.change.fulfillmentOrderId, detail: `${topic} for ${parsed.change.fulfillmentOrderId}` };
 }
 
 async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {

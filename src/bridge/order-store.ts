@@ -33,6 +33,21 @@ export interface ShipmentLink {
   fulfilledTrackingNumber?: string;
   /** When the shipment's Shipped postback was carried out in Shopify (fulfilled, or nothing was left to fulfill). */
   appliedAt?: string;
+  /**
+   * Shipped, but Shopify holds a fulfillment order it needs (ON_HOLD, or SCHEDULED for later): it is fulfilled with its
+   * tracking once released (fulfillment-order webhooks, and re-checks). Cleared when fulfilled.
+   */
+  waitingForRelease?: HoldWait;
+}
+
+export interface HoldWait {
+  since: string;
+  /** What the merchant reads, e.g. "waiting for the fulfillment hold to be released: Awaiting payment (bank transfer)". */
+  message: string;
+  fulfillmentOrderIds: string[];
+  /** How many times the wait was found still in force; spaces the re-checks out. */
+  checks: number;
+  nextCheckAt?: string;
 }
 
 export interface Problem {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
 import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, TrackingInfo } from '../shopify/admin-api.js';
 import type { PrintOrder } from '../print-service/schema.js';
+import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { OrderStore, ShipmentLineItem } from './order-store.js';
 
 /**
@@ -59,6 +60,8 @@ export interface ShopifyEffects {
  */
 export interface ShopifyFulfillmentPort {
   getOrderForFulfillment(shop: string, orderId: string): Promise<OrderForFulfillment | null>;
+  /** The order gid a fulfillment order belongs to (null when the shop has none such): fulfillment-order webhooks name only it. */
+  getFulfillmentOrderOrder(shop: string, fulfillmentOrderId: string): Promise<{ orderId: string; status: string } | null>;
   createFulfillment(shop: string, input: CreateFulfillmentInput): Promise<FulfillmentSummary>;
   updateFulfillmentTracking(shop: string, fulfillmentId: string, tracking: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary>;
   addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
@@ -81,6 +84,8 @@ export interface Scheduler {
   syncShopify(shop: string, orderId: string): Promise<void>;
   /** Appends a line to the Shopify order's note, once, on the Shopify queue. */
   noteShopify(shop: string, orderId: string, line: string): Promise<void>;
+  /** Acts on a fulfillment-order webhook soon, on the Shopify queue (it needs the Admin API to find the order). */
+  fulfillmentOrderChanged(shop: string, change: FulfillmentOrderChange, webhookId: string): Promise<void>;
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
   /**

@@ -1,6 +1,7 @@
 import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { FULFILLMENT_ORDER_TOPICS } from '../bridge/fulfillment-order-changed.js';
 import { printEventSchema } from '../print-service/postback.js';
 import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
 
@@ -44,6 +45,17 @@ export type PrintEventJob = z.infer<typeof printEventJobSchema>;
 export const shopifyJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sync'), shop: z.string(), orderId: z.string() }),
   z.object({ kind: z.literal('note'), shop: z.string(), orderId: z.string(), line: z.string() }),
+  /** Fulfils the order's shipments that wait for Shopify to release a fulfillment hold (a re-check). */
+  z.object({ kind: z.literal('fulfil-held'), shop: z.string(), orderId: z.string(), check: z.number().int().default(0) }),
+  /** A fulfillment-order webhook: placed on hold, released, scheduled one ready. */
+  z.object({
+    kind: z.literal('fulfillment-order'),
+    shop: z.string(),
+    topic: z.enum(FULFILLMENT_ORDER_TOPICS),
+    fulfillmentOrderId: z.string(),
+    orderId: z.string().optional(),
+    hold: z.string().optional(),
+  }),
 ]);
 export type ShopifyJob = z.infer<typeof shopifyJobSchema>;
 

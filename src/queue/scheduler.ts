@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FulfillmentOrderChange } from '../bridge/fulfillment-order-changed.js';
 import type { Scheduler } from '../bridge/ports.js';
 import { enqueueReexamine, jobId, type Queues, submitJobId } from './queues.js';
 
@@ -42,6 +43,10 @@ export class QueueScheduler implements Scheduler {
 
   async reexamine(shop: string, cause: string): Promise<void> {
     await enqueueReexamine(this.queues.orders, shop, cause);
+  }
+
+  async fulfillmentOrderChanged(shop: string, change: FulfillmentOrderChange, webhookId: string): Promise<void> {
+    await this.queues.shopify.add('fulfillment-order', { kind: 'fulfillment-order', shop, ...change }, { jobId: jobId('fo', shop, webhookId) });
   }
 
   async dropPendingForShop(shop: string): Promise<number> {

@@ -1,16 +1,28 @@
-import { type Job, Worker, type WorkerOptions as WorkerSettings } from 'bullmq';
+import { type Job, Queue, Worker, type WorkerOptions as WorkerSettings } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { amendShipping } from '../bridge/amend-shipping.js';
-import { applyPrintEvent, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
+import { applyPrintEvent, fulfilWaitingShipments, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
+import type { ScheduleHoldRecheck } from '../bridge/fulfillment-holds.js';
+import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleWebhook } from '../bridge/handle-webhook.js';
 import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
 import { syncOrderToShopify } from '../bridge/shopify-sync.js';
-import { bullPrefix, orderJobSchema, printEventJobSchema, QUEUE_NAMES, shopifyJobSchema, webhookJobSchema } from './queues.js';
+import {
+  bullPrefix,
+  DEFAULT_JOB_OPTIONS,
+  jobId,
+  orderJobSchema,
+  printEventJobSchema,
+  QUEUE_NAMES,
+  shopifyJobSchema,
+  type ShopifyJob,
+  webhookJobSchema,
+} from './queues.js';
 import { backoffDelay, BACKOFF_TYPE, MAX_STALLED_COUNT, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
@@ -36,6 +48,8 @@ export interface PrintEventWorkerDeps {
   tracking: TrackingLookup;
   /** Shopify's shipping e-mail on each fulfillment (default true). */
   notifyCustomer?: boolean;
+  /** First re-check of a shipment whose fulfillment order Shopify holds (default 15 min). */
+  holdRecheckMs?: number;
 }
 
 /**
@@ -97,15 +111,33 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     options.printServiceRateLimit ? { ...common, limiter: { max: options.printServiceRateLimit, duration: 1_000 } } : common,
   );
 
+  const holdQueue = options.printEvents ? holdRecheckQueue(common) : undefined;
+  const applyDeps: ApplyPrintEventDeps | undefined = options.printEvents
+    ? { store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents, scheduleHoldRecheck: holdQueue?.schedule }
+    : undefined;
+
   // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
   const shopify = new Worker(
     QUEUE_NAMES.shopify,
     async (job: Job) => {
       const data = shopifyJobSchema.parse(job.data);
       return runWithRetrySemantics(async () => {
-        if (data.kind === 'sync') return syncOrderToShopify(deps, data.shop, data.orderId);
-        await deps.shopify.appendNote(data.shop, data.orderId, data.line);
-        return { kind: 'noted' };
+        switch (data.kind) {
+          case 'sync':
+            return syncOrderToShopify(deps, data.shop, data.orderId);
+          case 'note':
+            await deps.shopify.appendNote(data.shop, data.orderId, data.line);
+            return { kind: 'noted' };
+          case 'fulfil-held':
+          case 'fulfillment-order': {
+            // Left for a worker process that applies print events (it has the fulfillment port).
+            if (!applyDeps) throw Object.assign(new Error(`no print event dependencies in this process for ${data.kind}`), { retryable: true });
+            const scoped = { ...applyDeps, logger: applyDeps.logger.child({ jobId: job.id, kind: data.kind, shop: data.shop }) };
+            if (data.kind === 'fulfil-held') return fulfilWaitingShipments(scoped, data.shop, data.orderId);
+            const { kind: _kind, shop, ...change } = data;
+            return onFulfillmentOrderChanged(scoped, shop, change);
+          }
+        }
       });
     },
     { ...common, concurrency: Math.max(1, Math.min(common.concurrency, 8)) },
@@ -116,8 +148,8 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
   if (maintenanceJob) {
     all.push(new Worker(QUEUE_NAMES.maintenance, (job: Job) => runWithRetrySemantics(() => maintenanceJob(job.name)), { ...common, concurrency: 1 }));
   }
-  if (options.printEvents) {
-    all.push(createPrintEventWorker({ store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents }, common));
+  if (applyDeps) {
+    all.push(createPrintEventWorker(applyDeps, common));
   } else {
     options.logger.warn('no print event dependencies given: postbacks are queued but not applied by this process');
   }
@@ -151,7 +183,23 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     workers: all,
     async close() {
       await Promise.all(all.map((w) => w.close()));
+      await holdQueue?.close();
     },
+  };
+}
+
+/**
+ * Re-checks of held shipments are delayed jobs on the Shopify queue. Their id names the order and the check number,
+ * so the re-checks scheduled by two jobs that found the same wait are one job.
+ */
+function holdRecheckQueue(common: Pick<WorkerSettings, 'connection' | 'prefix'>): { schedule: ScheduleHoldRecheck; close(): Promise<void> } {
+  const queue = new Queue<ShopifyJob>(QUEUE_NAMES.shopify, { connection: common.connection, prefix: common.prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  queue.on('error', () => undefined);
+  return {
+    schedule: async (shop, orderId, delayMs, check) => {
+      await queue.add('fulfil-held', { kind: 'fulfil-held', shop, orderId, check }, { jobId: jobId('held', shop, orderId, String(check)), delay: Math.max(0, Math.round(delayMs)) });
+    },
+    close: () => queue.close(),
   };
 }
 

@@ -25,7 +25,7 @@ export const STATUS_METAFIELD = { namespace: 'print_bridge', key: 'status', type
 
 /**
  * Page sizes of the order read. Shopify admits a query only when the shop's bucket holds its requested cost (every
- * page full), so these set how much of the bucket one read needs before it may start, not what it costs: 535 of the
+ * page full), so these set how much of the bucket one read needs before it may start, not what it costs: 540 of the
  * single-query limit of 1000 and of a standard shop's 2,000 points, where an order of two lines, one fulfillment order
  * and two fulfillments costs about 25 once Shopify has refunded the rest. An order one location fulfills is read whole
  * up to 25 line items, as before; beyond a page the read refuses (see getOrderForFulfillment).
@@ -82,6 +82,12 @@ const fulfillmentSchema = z.object({
   }),
 });
 
+const fulfillmentHoldSchema = z.object({ reason: z.string(), reasonNotes: z.string().nullable(), displayReason: z.string() });
+
+const fulfillmentOrderOrderSchema = z.object({
+  fulfillmentOrder: z.object({ id: gid('FulfillmentOrder'), status: z.string(), orderId: gid('Order') }).nullable(),
+});
+
 const orderForFulfillmentSchema = z.object({
   order: z
     .object({
@@ -97,6 +103,8 @@ const orderForFulfillmentSchema = z.object({
           z.object({
             id: gid('FulfillmentOrder'),
             status: z.string(),
+            fulfillAt: z.string().nullable(),
+            fulfillmentHolds: z.array(fulfillmentHoldSchema),
             lineItems: z.object({
               nodes: z.array(
                 z.object({
@@ -148,7 +156,12 @@ export interface OrderForFulfillment {
   lineItems: { id: string; sku: string | null; name: string; quantity: number; currentQuantity: number; unfulfilledQuantity: number }[];
   fulfillmentOrders: {
     id: string;
+    /** OPEN, IN_PROGRESS, CLOSED, CANCELLED, INCOMPLETE, ON_HOLD (see `holds`) or SCHEDULED (until `fulfillAt`). */
     status: string;
+    /** When a SCHEDULED fulfillment order becomes fulfillable. */
+    fulfillAt: string | null;
+    /** The holds keeping an ON_HOLD fulfillment order from being fulfilled: Shopify's reason, notes and its wording. */
+    holds: { reason: string; reasonNotes: string | null; displayReason: string }[];
     lineItems: { id: string; lineItemId: string; sku: string | null; totalQuantity: number; remainingQuantity: number }[];
   }[];
   fulfillments: {
@@ -216,6 +229,8 @@ const ORDER_FOR_FULFILLMENT = /* GraphQL */ `
         nodes {
           id
           status
+          fulfillAt
+          fulfillmentHolds { reason reasonNotes displayReason }
           lineItems(first: ${FULFILLMENT_ORDER_LINES_PAGE}) {
             nodes { id totalQuantity remainingQuantity lineItem { id sku name quantity currentQuantity unfulfilledQuantity } }
             pageInfo { hasNextPage }
@@ -236,6 +251,12 @@ const ORDER_FOR_FULFILLMENT = /* GraphQL */ `
       }
       statusMetafield: metafield(namespace: "${STATUS_METAFIELD.namespace}", key: "${STATUS_METAFIELD.key}") { value updatedAt }
     }
+  }
+`;
+
+const FULFILLMENT_ORDER_ORDER = /* GraphQL */ `
+  query PrintBridgeFulfillmentOrderOrder($id: ID!) {
+    fulfillmentOrder(id: $id) { id status orderId }
   }
 `;
 
@@ -344,6 +365,8 @@ export class ShopifyAdminApi {
       fulfillmentOrders: order.fulfillmentOrders.nodes.map((fo) => ({
         id: fo.id,
         status: fo.status,
+        fulfillAt: fo.fulfillAt,
+        holds: fo.fulfillmentHolds,
         lineItems: fo.lineItems.nodes.map((l) => ({
           id: l.id,
           lineItemId: l.lineItem.id,
@@ -363,6 +386,15 @@ export class ShopifyAdminApi {
       moreFulfillments: order.fulfillments.length >= FULFILLMENTS_PAGE,
       status: order.statusMetafield ? { value: parseJsonValue(order.statusMetafield.value), updatedAt: order.statusMetafield.updatedAt } : null,
     };
+  }
+
+  /**
+   * The order a fulfillment order belongs to, with its status; null when the shop has no such fulfillment order. The
+   * fulfillment-order webhooks name only the fulfillment order.
+   */
+  async getFulfillmentOrderOrder(fulfillmentOrderGid: string): Promise<{ orderId: string; status: string } | null> {
+    const data = await this.call('getFulfillmentOrderOrder', FULFILLMENT_ORDER_ORDER, { id: fulfillmentOrderGid }, fulfillmentOrderOrderSchema, true);
+    return data.fulfillmentOrder ? { orderId: data.fulfillmentOrder.orderId, status: data.fulfillmentOrder.status } : null;
   }
 
   /**

@@ -19,6 +19,8 @@ function order(overrides: Partial<OrderForFulfillment> = {}): OrderForFulfillmen
       {
         id: 'gid://shopify/FulfillmentOrder/10',
         status: 'IN_PROGRESS',
+        fulfillAt: null,
+        holds: [],
         lineItems: [
           { id: 'gid://shopify/FulfillmentOrderLineItem/11', lineItemId: A, sku: 'A', totalQuantity: 3, remainingQuantity: 2 },
           { id: 'gid://shopify/FulfillmentOrderLineItem/12', lineItemId: B, sku: 'B', totalQuantity: 1, remainingQuantity: 0 },
@@ -27,6 +29,8 @@ function order(overrides: Partial<OrderForFulfillment> = {}): OrderForFulfillmen
       {
         id: 'gid://shopify/FulfillmentOrder/20',
         status: 'OPEN',
+        fulfillAt: null,
+        holds: [],
         lineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/21', lineItemId: A, sku: 'A', totalQuantity: 2, remainingQuantity: 2 }],
       },
     ],
@@ -68,10 +72,35 @@ describe('planFulfillment', () => {
     const cancelled = order({ cancelledAt: '2026-11-21T11:00:00Z' });
     for (const fo of cancelled.fulfillmentOrders) fo.status = 'CANCELLED';
     const plan = planFulfillment(cancelled, [{ lineItemId: A, quantity: 1 }]);
-    expect(plan).toEqual({ fulfillmentOrders: [], shortfalls: [{ lineItemId: A, quantity: 1, reason: 'cancelled' }] });
+    expect(plan).toEqual({ fulfillmentOrders: [], shortfalls: [{ lineItemId: A, quantity: 1, reason: 'cancelled' }], held: [] });
   });
 
   it('refuses quantities that are not whole numbers above 0', () => {
     expect(() => planFulfillment(order(), [{ lineItemId: A, quantity: 0 }])).toThrow(RangeError);
+  });
+
+  it('reports what sits on a held or scheduled fulfillment order as waiting for release, not as already fulfilled', () => {
+    const base = order();
+    const held = order({
+      fulfillmentOrders: [
+        { ...base.fulfillmentOrders[0]!, status: 'ON_HOLD', holds: [{ reason: 'AWAITING_PAYMENT', reasonNotes: 'bank transfer', displayReason: 'Awaiting payment' }] },
+        { ...base.fulfillmentOrders[1]!, status: 'SCHEDULED', fulfillAt: '2026-12-01T09:00:00Z' },
+      ],
+    });
+    const plan = planFulfillment(held, [{ lineItemId: A, quantity: 4 }]);
+    expect(plan.fulfillmentOrders).toEqual([]);
+    expect(plan.shortfalls).toEqual([
+      { lineItemId: A, quantity: 2, reason: 'on-hold' },
+      { lineItemId: A, quantity: 2, reason: 'scheduled' },
+    ]);
+    expect(plan.held).toEqual([
+      { fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/10', status: 'ON_HOLD', reasons: ['Awaiting payment (bank transfer)'], fulfillAt: null },
+      { fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/20', status: 'SCHEDULED', reasons: [], fulfillAt: '2026-12-01T09:00:00Z' },
+    ]);
+    // Open quantity is planned first; only the rest waits.
+    const partly = order({ fulfillmentOrders: [base.fulfillmentOrders[1]!, { ...base.fulfillmentOrders[0]!, status: 'ON_HOLD' }] });
+    const mixed = planFulfillment(partly, [{ lineItemId: A, quantity: 3 }]);
+    expect(mixed.fulfillmentOrders).toEqual([{ fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/20', lineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/21', quantity: 2 }] }]);
+    expect(mixed.shortfalls).toEqual([{ lineItemId: A, quantity: 1, reason: 'on-hold' }]);
   });
 });

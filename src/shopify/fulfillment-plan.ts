@@ -3,7 +3,8 @@ import type { CreateFulfillmentInput, OrderForFulfillment } from './admin-api.js
 /**
  * Which fulfillment order line items fulfill a shipment's line items and quantities, given what remains open in
  * Shopify. What no longer remains is reported, not fulfilled: a merchant may have fulfilled it by hand, or the order
- * was cancelled, and the caller notes why on the order instead of failing on `userErrors`.
+ * was cancelled, and the caller notes why on the order instead of failing on `userErrors`. What sits on a fulfillment
+ * order that is ON_HOLD or SCHEDULED is reported as `held`: Shopify refuses to fulfil it until it is released.
  */
 
 export interface WantedLine {
@@ -15,14 +16,31 @@ export interface Shortfall {
   lineItemId: string;
   /** How many of the wanted quantity cannot be fulfilled. */
   quantity: number;
-  reason: 'already-fulfilled' | 'cancelled' | 'not-in-order';
+  reason: 'already-fulfilled' | 'cancelled' | 'not-in-order' | 'on-hold' | 'scheduled';
+}
+
+/** A fulfillment order the shipment needs that Shopify will not let anyone fulfil yet. */
+export interface HeldFulfillmentOrder {
+  fulfillmentOrderId: string;
+  status: 'ON_HOLD' | 'SCHEDULED';
+  /** Shopify's wording of each hold, with its notes ("Awaiting payment (bank transfer)"). */
+  reasons: string[];
+  /** When a SCHEDULED one becomes fulfillable. */
+  fulfillAt: string | null;
 }
 
 export interface FulfillmentPlan {
   /** Ready for `createFulfillment`; empty when nothing is left to fulfill. */
   fulfillmentOrders: CreateFulfillmentInput['fulfillmentOrders'];
   shortfalls: Shortfall[];
+  /**
+   * Fulfillment orders on hold or scheduled that hold some of the wanted quantity: those items are not fulfilled now
+   * (`on-hold`/`scheduled` shortfalls), but they will be fulfillable once Shopify releases them.
+   */
+  held: HeldFulfillmentOrder[];
 }
+
+const WAITING = new Set(['ON_HOLD', 'SCHEDULED']);
 
 const FULFILLABLE = new Set(['OPEN', 'IN_PROGRESS']);
 
@@ -33,6 +51,7 @@ export function planFulfillment(order: OrderForFulfillment, wanted: readonly Wan
 
   const byFulfillmentOrder = new Map<string, { id: string; quantity: number }[]>();
   const shortfalls: Shortfall[] = [];
+  const held = new Map<string, HeldFulfillmentOrder>();
   for (const want of merge(wanted)) {
     const candidates = order.fulfillmentOrders.flatMap((fo) =>
       fo.lineItems.filter((l) => l.lineItemId === want.lineItemId).map((line) => ({ fo, line })),
@@ -55,6 +74,24 @@ export function planFulfillment(order: OrderForFulfillment, wanted: readonly Wan
       byFulfillmentOrder.set(fo.id, list);
       left -= take;
     }
+    // What is left and sits on a held or scheduled fulfillment order waits for its release, not "already fulfilled".
+    for (const { fo, line } of candidates) {
+      if (left === 0) break;
+      if (!WAITING.has(fo.status)) continue;
+      const take = Math.min(left, remaining.get(line.id) ?? 0);
+      if (take === 0) continue;
+      remaining.set(line.id, (remaining.get(line.id) ?? 0) - take);
+      shortfalls.push({ lineItemId: want.lineItemId, quantity: take, reason: fo.status === 'ON_HOLD' ? 'on-hold' : 'scheduled' });
+      if (!held.has(fo.id)) {
+        held.set(fo.id, {
+          fulfillmentOrderId: fo.id,
+          status: fo.status as HeldFulfillmentOrder['status'],
+          reasons: fo.holds.map((h) => (h.reasonNotes ? `${h.displayReason} (${h.reasonNotes})` : h.displayReason)),
+          fulfillAt: fo.fulfillAt,
+        });
+      }
+      left -= take;
+    }
     if (left > 0) {
       const cancelled =
         order.cancelledAt !== null ||
@@ -65,6 +102,7 @@ export function planFulfillment(order: OrderForFulfillment, wanted: readonly Wan
   return {
     fulfillmentOrders: [...byFulfillmentOrder].map(([fulfillmentOrderId, lineItems]) => ({ fulfillmentOrderId, lineItems })),
     shortfalls,
+    held: [...held.values()],
   };
 }
 

@@ -5,6 +5,7 @@ import type { ShopifyAdminApi } from './admin-api.js';
 export function adminApiFulfillmentPort(forShop: (shop: string) => ShopifyAdminApi | Promise<ShopifyAdminApi>): ShopifyFulfillmentPort {
   return {
     getOrderForFulfillment: async (shop, orderId) => (await forShop(shop)).getOrderForFulfillment(orderId),
+    getFulfillmentOrderOrder: async (shop, fulfillmentOrderId) => (await forShop(shop)).getFulfillmentOrderOrder(fulfillmentOrderId),
     createFulfillment: async (shop, input) => (await forShop(shop)).createFulfillment(input),
     updateFulfillmentTracking: async (shop, fulfillmentId, tracking, notifyCustomer) =>
       (await forShop(shop)).updateFulfillmentTracking(fulfillmentId, tracking, notifyCustomer),

@@ -11,6 +11,10 @@ export const HANDLED_TOPICS = [
   'customers/data_request',
   'customers/redact',
   'shop/redact',
+  // Holds and scheduled fulfillment orders: a shipment Shopify held is fulfilled with its tracking once released.
+  'fulfillment_orders/placed_on_hold',
+  'fulfillment_orders/hold_released',
+  'fulfillment_orders/scheduled_fulfillment_order_ready',
 ] as const;
 export type HandledTopic = (typeof HANDLED_TOPICS)[number];
 

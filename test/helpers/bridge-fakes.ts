@@ -48,6 +48,9 @@ export class FakeScheduler implements Scheduler {
   async syncShopify(shop: string, orderId: string) {
     this.shopifyJobs.push({ kind: 'sync', shop, orderId });
   }
+  async fulfillmentOrderChanged(shop: string, change: { fulfillmentOrderId: string }) {
+    this.calls.push({ kind: 'fulfillment-order', shop, orderId: change.fulfillmentOrderId });
+  }
   async noteShopify(shop: string, orderId: string, line: string) {
     this.shopifyJobs.push({ kind: 'note', shop, orderId, line });
   }

@@ -16,10 +16,13 @@ export async function runAdminStandIn(argv: readonly string[]): Promise<AdminSta
       token: { type: 'string', multiple: true, default: [] },
       'restore-rate': { type: 'string' },
       'maximum-available': { type: 'string' },
+      'webhook-url': { type: 'string' },
+      'webhook-secret': { type: 'string' },
     },
     strict: true,
   });
   if (values.shop.length !== values.token.length) throw new Error('give --shop and --token in pairs');
+  if ((values['webhook-url'] === undefined) !== (values['webhook-secret'] === undefined)) throw new Error('give --webhook-url and --webhook-secret together');
   const accessTokens = Object.fromEntries(values.shop.map((shop, i) => [shop, values.token[i]!]));
   const number = (name: string, raw: string | undefined) => {
     if (raw === undefined) return undefined;
@@ -37,6 +40,7 @@ export async function runAdminStandIn(argv: readonly string[]): Promise<AdminSta
       ...(restoreRate !== undefined ? { restoreRate } : {}),
       ...(maximumAvailable !== undefined ? { maximumAvailable } : {}),
     },
+    ...(values['webhook-url'] && values['webhook-secret'] ? { webhooks: { url: values['webhook-url'], secret: values['webhook-secret'] } } : {}),
   });
 }
 

@@ -14,6 +14,7 @@ import type {
   UserError,
 } from './store.js';
 import { displayFulfillmentStatus } from './store.js';
+import { displayReason } from './holds.js';
 
 /**
  * Root values and views for graphql-js's default resolver: a view is an object whose properties are field values and
@@ -108,6 +109,16 @@ function fulfillmentOrderView(order: OrderRecord, fo: FulfillmentOrderRecord) {
     orderId: order.id,
     order: () => orderView(order),
     lineItems: (args: PageArgs) => connection(fo.lineItems, args, (l) => foLineView(order, l)),
+    fulfillAt: fo.fulfillAt,
+    fulfillmentHolds: fo.fulfillmentHolds.map((h) => ({
+      __typename: 'FulfillmentHold',
+      id: h.id,
+      reason: h.reason,
+      reasonNotes: h.reasonNotes,
+      displayReason: displayReason(h.reason),
+      handle: h.handle,
+      heldByRequestingApp: false,
+    })),
   };
 }
 

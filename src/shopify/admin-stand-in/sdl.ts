@@ -47,6 +47,17 @@ enum FulfillmentOrderStatus {
   SCHEDULED
 }
 
+enum FulfillmentHoldReason {
+  AWAITING_PAYMENT
+  AWAITING_RETURN_ITEMS
+  HIGH_RISK_OF_FRAUD
+  INCORRECT_ADDRESS
+  INVENTORY_OUT_OF_STOCK
+  ONLINE_STORE_POST_PURCHASE_CROSS_SELL
+  OTHER
+  UNKNOWN_DELIVERY_DATE
+}
+
 enum FulfillmentStatus {
   SUCCESS
   CANCELLED
@@ -135,6 +146,17 @@ type FulfillmentOrder implements Node {
   orderId: ID!
   order: Order!
   lineItems(first: Int, after: String, reverse: Boolean = false): FulfillmentOrderLineItemConnection!
+  fulfillAt: DateTime
+  fulfillmentHolds: [FulfillmentHold!]!
+}
+
+type FulfillmentHold implements Node {
+  id: ID!
+  reason: FulfillmentHoldReason!
+  reasonNotes: String
+  displayReason: String!
+  handle: String
+  heldByRequestingApp: Boolean!
 }
 
 type FulfillmentOrderConnection {

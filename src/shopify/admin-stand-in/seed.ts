@@ -129,6 +129,8 @@ export function seedOrder(store: StandInStore, shop: string, body: unknown, opti
     createdAt,
     updatedAt: now,
     lineItems: foLines,
+    fulfillmentHolds: [],
+    fulfillAt: null,
   };
 
   const order: OrderRecord = {

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { actualQueryCost, LeakyBucket, requestedQueryCost, SINGLE_QUERY_MAX_COST, type ThrottleStatus } from './cost.js';
 import { FaultPlan, type InjectedFailure } from './faults.js';
 import { buildAdminSchema, rootValue, type ResolverContext } from './resolvers.js';
+import { isHoldReason, StandInHolds, StandInWebhooks, type HoldInput, type ReleaseInput, type ScheduleInput, type SentWebhook, type WebhookTarget } from './holds.js';
 import { seedOrder, SeedError } from './seed.js';
 import {
   normalizeShop,
@@ -46,6 +47,8 @@ export interface AdminStandInOptions {
   bucket?: { maximumAvailable?: number; restoreRate?: number };
   /** How many GraphQL calls the request log keeps. */
   requestLogSize?: number;
+  /** Where to deliver the fulfillment-order webhooks (holds, scheduled orders); none are sent without it. */
+  webhooks?: WebhookTarget;
 }
 
 export interface RequestLogEntry {
@@ -83,6 +86,20 @@ export interface AdminStandIn {
   /** A merchant fulfilling by hand in Shopify admin. */
   fulfillByHand(shop: string, orderId: string, input?: ManualFulfillmentInput): Result<FulfillmentRecord>;
   cancelOrder(shop: string, orderId: string): Result<OrderSnapshot>;
+  /** Places a fulfillment hold (status ON_HOLD) and sends `fulfillment_orders/placed_on_hold`. */
+  placeHold(shop: string, orderId: string, input?: HoldInput): Result<OrderSnapshot>;
+  /** Releases holds; a fulfillment order without any left sends `fulfillment_orders/hold_released`. */
+  releaseHold(shop: string, orderId: string, input?: ReleaseInput): Result<OrderSnapshot>;
+  /** Makes a fulfillment order SCHEDULED until `fulfillAt`; then OPEN with `fulfillment_orders/scheduled_fulfillment_order_ready`. */
+  scheduleFulfillmentOrder(shop: string, orderId: string, input: ScheduleInput): Result<OrderSnapshot>;
+  /** Opens the scheduled fulfillment orders that are due now (it also happens by itself at `fulfillAt`). */
+  openDueFulfillmentOrders(): number;
+  /** Where webhooks go; `paused` keeps them from being delivered (logged all the same), as a lost delivery. */
+  configureWebhooks(target: WebhookTarget | undefined, options?: { paused?: boolean }): void;
+  pauseWebhooks(paused: boolean): void;
+  sentWebhooks(): SentWebhook[];
+  /** Resolves when every webhook delivery started so far has been answered. */
+  webhooksSettled(): Promise<void>;
   throttleNext(n: number): void;
   setForcedThrottle(on: boolean): void;
   failNext(n: number, failure: InjectedFailure, options?: { retryAfterSeconds?: number }): void;
@@ -134,6 +151,19 @@ const failSchema = z.object({
   retryAfterSeconds: z.number().min(0).optional(),
 });
 const resetSchema = z.object({ shops: z.boolean().optional() });
+const holdSchema = z.object({
+  fulfillmentOrderId: z.string().optional(),
+  reason: z
+    .string()
+    .transform((r) => r.toUpperCase())
+    .refine(isHoldReason, 'reason must be one of Shopify\'s FulfillmentHoldReason values')
+    .optional(),
+  reasonNotes: z.string().nullish(),
+  handle: z.string().max(64).optional(),
+});
+const releaseSchema = z.object({ fulfillmentOrderId: z.string().optional(), holdIds: z.array(z.string()).optional() });
+const scheduleSchema = z.object({ fulfillmentOrderId: z.string().optional(), fulfillAt: z.string().min(1) });
+const webhooksSchema = z.object({ url: z.string().url().optional(), secret: z.string().min(1).optional(), apiVersion: z.string().optional(), paused: z.boolean().optional() });
 
 const API_VERSION = /^(\d{4}-\d{2}|unstable)$/;
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -161,6 +191,10 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       ? [...(options.apiVersion !== undefined ? [options.apiVersion] : []), ...(options.apiVersions ?? [])]
       : undefined;
   for (const [shop, token] of Object.entries(options.accessTokens ?? {})) store.registerShop(shop, token);
+  const webhooks = new StandInWebhooks(options.webhooks);
+  const holds = new StandInHolds(store, (webhook) => webhooks.send(webhook));
+  const snapshotResult = (shop: string, orderId: string, result: Result<unknown>): Result<OrderSnapshot> =>
+    result.ok ? { ok: true, value: store.snapshot(store.findOrder(shop, orderId)!) } : result;
 
   const bucketOf = (shop: string) => {
     const key = normalizeShop(shop);
@@ -194,6 +228,14 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       const result = store.cancelOrder(shop, orderGid(orderId));
       return result.ok ? { ok: true, value: store.snapshot(result.value) } : result;
     },
+    placeHold: (shop, orderId, input = {}) => snapshotResult(shop, orderGid(orderId), holds.place(shop, orderGid(orderId), input)),
+    releaseHold: (shop, orderId, input = {}) => snapshotResult(shop, orderGid(orderId), holds.release(shop, orderGid(orderId), input)),
+    scheduleFulfillmentOrder: (shop, orderId, input) => snapshotResult(shop, orderGid(orderId), holds.schedule(shop, orderGid(orderId), input)),
+    openDueFulfillmentOrders: () => holds.openDue(),
+    configureWebhooks: (target, webhookOptions) => webhooks.configure(target, webhookOptions),
+    pauseWebhooks: (paused) => webhooks.pause(paused),
+    sentWebhooks: () => webhooks.log(),
+    webhooksSettled: () => webhooks.settled(),
     throttleNext: (n) => faults.throttleNext(n),
     setForcedThrottle: (on) => faults.setForcedThrottle(on),
     failNext: (n, failure, failOptions) => faults.failNext(n, failure, failOptions),
@@ -202,6 +244,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     requests: () => log.map((e) => ({ ...e })),
     reset: (resetOptions = {}) => {
       store.reset(resetOptions);
+      holds.close();
       faults.clear();
       buckets.clear();
       log.length = 0;
@@ -382,6 +425,8 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       });
     }
 
+    // Shopify opens a scheduled fulfillment order at its time whatever else happens; a read never sees it late.
+    holds.openDue();
     const context: ResolverContext = { shop, store };
     const result = await execute({
       schema,
@@ -421,6 +466,11 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
             'GET  /_stand-in/shops/:shop/orders/:id',
             'POST /_stand-in/shops/:shop/orders/:id/fulfill {lineItems?, trackingInfo?, notifyCustomer?}',
             'POST /_stand-in/shops/:shop/orders/:id/cancel',
+            'POST /_stand-in/shops/:shop/orders/:id/hold {fulfillmentOrderId?, reason?, reasonNotes?, handle?}',
+            'POST /_stand-in/shops/:shop/orders/:id/release-hold {fulfillmentOrderId?, holdIds?}',
+            'POST /_stand-in/shops/:shop/orders/:id/schedule {fulfillmentOrderId?, fulfillAt}',
+            'GET  /_stand-in/webhooks',
+            'POST /_stand-in/webhooks {url?, secret?, apiVersion?, paused?}',
             'GET  /_stand-in/shops/:shop/throttle-status',
             'POST /_stand-in/throttle {next?, forced?, shop?, drainTo?}',
             'POST /_stand-in/fail {next, status: 429|5xx|"network", retryAfterSeconds?}',
@@ -459,6 +509,27 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       case 'POST /shops/:/orders/:/cancel': {
         const result = api.cancelOrder(shop, orderId);
         return result.ok ? sendJson(res, 200, { order: result.value }) : sendJson(res, 422, { userErrors: result.userErrors });
+      }
+      case 'POST /shops/:/orders/:/hold':
+      case 'POST /shops/:/orders/:/release-hold':
+      case 'POST /shops/:/orders/:/schedule': {
+        const raw = await readJson(req, true);
+        const result = route.endsWith('/hold')
+          ? api.placeHold(shop, orderId, parseBody(holdSchema, raw) as HoldInput)
+          : route.endsWith('/release-hold')
+            ? api.releaseHold(shop, orderId, parseBody(releaseSchema, raw))
+            : api.scheduleFulfillmentOrder(shop, orderId, parseBody(scheduleSchema, raw));
+        return result.ok ? sendJson(res, 200, { order: result.value }) : sendJson(res, 422, { userErrors: result.userErrors });
+      }
+      case 'GET /webhooks':
+        return sendJson(res, 200, { webhooks: api.sentWebhooks() });
+      case 'POST /webhooks': {
+        const body = parseBody(webhooksSchema, await readJson(req, true));
+        if (body.url !== undefined || body.secret !== undefined) {
+          if (!body.url || !body.secret) throw new HttpError(400, { error: 'url and secret go together' });
+          api.configureWebhooks({ url: body.url, secret: body.secret, apiVersion: body.apiVersion }, { paused: body.paused });
+        } else if (body.paused !== undefined) api.pauseWebhooks(body.paused);
+        return sendJson(res, 200, { configured: true });
       }
       case 'GET /shops/:/throttle-status':
         return sendJson(res, 200, { throttleStatus: api.throttleStatus(shop) });
@@ -502,7 +573,11 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     ...api,
     origin: `http://${host}:${address.port}`,
     port: address.port,
-    close: () => closeServer(server),
+    close: async () => {
+      holds.close();
+      await webhooks.settled();
+      await closeServer(server);
+    },
   };
 }
 

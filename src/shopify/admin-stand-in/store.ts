@@ -4,7 +4,27 @@
  * string: ids above 2^53 must never pass through a JS number.
  */
 
-export type FulfillmentOrderStatus = 'OPEN' | 'IN_PROGRESS' | 'CLOSED' | 'CANCELLED';
+export type FulfillmentOrderStatus = 'OPEN' | 'IN_PROGRESS' | 'CLOSED' | 'CANCELLED' | 'ON_HOLD' | 'SCHEDULED';
+
+/** Shopify's FulfillmentHoldReason values. */
+export const FULFILLMENT_HOLD_REASONS = [
+  'AWAITING_PAYMENT',
+  'AWAITING_RETURN_ITEMS',
+  'HIGH_RISK_OF_FRAUD',
+  'INCORRECT_ADDRESS',
+  'INVENTORY_OUT_OF_STOCK',
+  'ONLINE_STORE_POST_PURCHASE_CROSS_SELL',
+  'OTHER',
+  'UNKNOWN_DELIVERY_DATE',
+] as const;
+export type FulfillmentHoldReason = (typeof FULFILLMENT_HOLD_REASONS)[number];
+
+export interface FulfillmentHoldRecord {
+  id: string;
+  reason: FulfillmentHoldReason;
+  reasonNotes: string | null;
+  handle: string;
+}
 export type DisplayFulfillmentStatus = 'UNFULFILLED' | 'PARTIALLY_FULFILLED' | 'FULFILLED';
 
 export interface LineItemRecord {
@@ -33,6 +53,10 @@ export interface FulfillmentOrderRecord {
   createdAt: string;
   updatedAt: string;
   lineItems: FulfillmentOrderLineItemRecord[];
+  /** Holds in force (status ON_HOLD while there is one); see holds.ts. */
+  fulfillmentHolds: FulfillmentHoldRecord[];
+  /** When a SCHEDULED fulfillment order becomes ready (OPEN). */
+  fulfillAt: string | null;
 }
 
 export interface TrackingInfoRecord {
@@ -447,8 +471,9 @@ export class StandInStore {
     order.cancelledAt = at;
     order.updatedAt = at;
     for (const fo of order.fulfillmentOrders) {
-      if (fo.status === 'OPEN' || fo.status === 'IN_PROGRESS') {
+      if (fo.status === 'OPEN' || fo.status === 'IN_PROGRESS' || fo.status === 'ON_HOLD' || fo.status === 'SCHEDULED') {
         fo.status = 'CANCELLED';
+        fo.fulfillmentHolds = [];
         fo.updatedAt = at;
       }
     }

@@ -1,0 +1,148 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startAdminStandIn, type AdminStandIn } from './index.js';
+
+/** Fulfillment holds, scheduled fulfillment orders and their webhooks, over raw HTTP as any client sees them. */
+
+const SHOP = 'holds-test.myshopify.com';
+const TOKEN = 'shpat_holds';
+const SECRET = 'shpss_holds_secret';
+const ORDER = 'gid://shopify/Order/9007199254740995';
+
+interface Delivery {
+  headers: Record<string, string | string[] | undefined>;
+  raw: string;
+}
+
+let standIn: AdminStandIn;
+let receiver: Server;
+const deliveries: Delivery[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      deliveries.push({ headers: req.headers, raw });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+  standIn = await startAdminStandIn({ accessTokens: { [SHOP]: TOKEN }, webhooks: { url, secret: SECRET } });
+});
+afterAll(async () => {
+  await standIn.close();
+  await new Promise<void>((r) => receiver.close(() => r()));
+});
+beforeEach(() => {
+  standIn.reset();
+  standIn.pauseWebhooks(false);
+  deliveries.length = 0;
+  standIn.seedOrder(SHOP, {
+    admin_graphql_api_id: ORDER,
+    name: '#3001',
+    created_at: '2026-11-20T10:00:00Z',
+    line_items: [{ admin_graphql_api_id: 'gid://shopify/LineItem/31', sku: 'X', title: 'X', quantity: 2 }],
+  });
+});
+
+async function gql(query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`${standIn.origin}/admin/api/2026-01/graphql.json`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-shopify-access-token': TOKEN, 'x-shopify-shop-domain': SHOP },
+    body: JSON.stringify({ query, variables }),
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (await response.json()) as any;
+}
+
+async function control(path: string, payload: unknown = {}) {
+  const response = await fetch(`${standIn.origin}/_stand-in${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return { status: response.status, json: (await response.json()) as any };
+}
+
+const FO = `query($id: ID!) { order(id: $id) { fulfillmentOrders(first: 5) { nodes { id status fulfillAt
+  fulfillmentHolds { id reason reasonNotes displayReason } lineItems(first: 5) { nodes { id remainingQuantity } } } } } }`;
+const CREATE = `mutation($f: FulfillmentInput!) { fulfillmentCreate(fulfillment: $f) { fulfillment { id } userErrors { field message } } }`;
+
+async function waitForDeliveries(n: number): Promise<Delivery[]> {
+  for (let i = 0; i < 200 && deliveries.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  await standIn.webhooksSettled();
+  return deliveries;
+}
+
+describe('fulfillment holds', () => {
+  it('puts the fulfillment order ON_HOLD with its hold, refuses fulfillmentCreate, then releases it to OPEN, with signed webhooks', async () => {
+    const held = await control(`/shops/${SHOP}/orders/9007199254740995/hold`, { reason: 'awaiting_payment', reasonNotes: 'bank transfer' });
+    expect(held.status).toBe(200);
+    const read = (await gql(FO, { id: ORDER })).data.order.fulfillmentOrders.nodes[0];
+    expect(read).toMatchObject({ status: 'ON_HOLD', fulfillAt: null, fulfillmentHolds: [{ reason: 'AWAITING_PAYMENT', reasonNotes: 'bank transfer', displayReason: 'Awaiting payment' }] });
+    expect(read.fulfillmentHolds[0].id).toMatch(/^gid:\/\/shopify\/FulfillmentHold\/\d+$/);
+
+    const refused = await gql(CREATE, { f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: read.id }] } });
+    expect(refused.data.fulfillmentCreate).toEqual({
+      fulfillment: null,
+      userErrors: [{ field: ['fulfillment', 'lineItemsByFulfillmentOrder', '0', 'fulfillmentOrderId'], message: `Fulfillment order ${read.id} has an unfulfillable status= on_hold.` }],
+    });
+
+    expect((await control(`/shops/${SHOP}/orders/9007199254740995/release-hold`)).status).toBe(200);
+    const released = (await gql(FO, { id: ORDER })).data.order.fulfillmentOrders.nodes[0];
+    expect(released).toMatchObject({ status: 'OPEN', fulfillmentHolds: [] });
+    expect((await gql(CREATE, { f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: read.id }] } })).data.fulfillmentCreate.userErrors).toEqual([]);
+
+    const sent = await waitForDeliveries(2);
+    expect(sent.map((d) => d.headers['x-shopify-topic'])).toEqual(['fulfillment_orders/placed_on_hold', 'fulfillment_orders/hold_released']);
+    for (const d of sent) {
+      expect(d.headers['x-shopify-hmac-sha256']).toBe(createHmac('sha256', SECRET).update(d.raw, 'utf8').digest('base64'));
+      expect(d.headers['x-shopify-shop-domain']).toBe(SHOP);
+    }
+    expect(JSON.parse(sent[0]!.raw)).toMatchObject({
+      fulfillment_order: { id: read.id, status: 'on_hold', fulfillment_holds: [{ reason: 'awaiting_payment', reason_notes: 'bank transfer' }] },
+      created_fulfillment_hold: { reason: 'awaiting_payment', reason_notes: 'bank transfer' },
+    });
+    // The body names the fulfillment order, not its order.
+    expect(JSON.parse(sent[1]!.raw)).toEqual({ fulfillment_order: { id: read.id, status: 'open' } });
+  });
+
+  it('keeps a fulfillment order on hold until its last hold is released, and refuses a duplicate handle', async () => {
+    await control(`/shops/${SHOP}/orders/9007199254740995/hold`, { reason: 'HIGH_RISK_OF_FRAUD', handle: 'fraud' });
+    expect((await control(`/shops/${SHOP}/orders/9007199254740995/hold`, { reason: 'OTHER', handle: 'fraud' })).status).toBe(422);
+    const second = await control(`/shops/${SHOP}/orders/9007199254740995/hold`, { reason: 'INCORRECT_ADDRESS', handle: 'address' });
+    const holds = second.json.order.fulfillmentOrders[0].fulfillmentHolds as { id: string; handle: string }[];
+    expect(holds.map((h) => h.handle)).toEqual(['fraud', 'address']);
+    await control(`/shops/${SHOP}/orders/9007199254740995/release-hold`, { holdIds: [holds[0]!.id] });
+    expect(standIn.getOrder(SHOP, ORDER)!.fulfillmentOrders[0]!.status).toBe('ON_HOLD');
+    await control(`/shops/${SHOP}/orders/9007199254740995/release-hold`, { holdIds: [holds[1]!.id] });
+    expect(standIn.getOrder(SHOP, ORDER)!.fulfillmentOrders[0]!.status).toBe('OPEN');
+    const topics = (await waitForDeliveries(3)).map((d) => d.headers['x-shopify-topic']);
+    expect(topics).toEqual(['fulfillment_orders/placed_on_hold', 'fulfillment_orders/placed_on_hold', 'fulfillment_orders/hold_released']);
+  });
+
+  it('logs but does not deliver webhooks while paused (a delivery Shopify lost)', async () => {
+    standIn.pauseWebhooks(true);
+    standIn.placeHold(SHOP, ORDER, { reason: 'OTHER' });
+    await standIn.webhooksSettled();
+    expect(deliveries).toHaveLength(0);
+    expect(standIn.sentWebhooks().at(-1)).toMatchObject({ topic: 'fulfillment_orders/placed_on_hold', status: null });
+  });
+});
+
+describe('scheduled fulfillment orders', () => {
+  it('is SCHEDULED with fulfillAt, refuses fulfillmentCreate, and opens by itself at fulfillAt with its webhook', async () => {
+    const fulfillAt = new Date(Date.now() + 2_000).toISOString();
+    expect((await control(`/shops/${SHOP}/orders/9007199254740995/schedule`, { fulfillAt })).status).toBe(200);
+    const read = (await gql(FO, { id: ORDER })).data.order.fulfillmentOrders.nodes[0];
+    expect(read).toMatchObject({ status: 'SCHEDULED', fulfillAt: fulfillAt.replace(/\.\d{3}Z$/, 'Z') });
+    const refused = await gql(CREATE, { f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: read.id }] } });
+    expect(refused.data.fulfillmentCreate.userErrors[0].message).toBe(`Fulfillment order ${read.id} has an unfulfillable status= scheduled.`);
+
+    const sent = await waitForDeliveries(1);
+    expect(sent.map((d) => d.headers['x-shopify-topic'])).toEqual(['fulfillment_orders/scheduled_fulfillment_order_ready']);
+    expect(JSON.parse(sent[0]!.raw)).toEqual({ fulfillment_order: { id: read.id, status: 'open' } });
+    expect((await gql(FO, { id: ORDER })).data.order.fulfillmentOrders.nodes[0].status).toBe('OPEN');
+  });
+});
