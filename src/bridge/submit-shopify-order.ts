@@ -3,7 +3,7 @@ import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
-import { MappingProblemsError, OrderDataMissingError, PrintRefusedError } from './errors.js';
+import { MappingProblemsError, OrderBusyError, OrderDataMissingError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { OrderLink, Problem } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
@@ -24,6 +24,24 @@ export type SubmitShopifyOutcome =
  * been sent is reconciled with get-by-source-id, never repeated blindly.
  */
 export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId: string): Promise<SubmitShopifyOutcome> {
+  // One submit job at a time per order: two at once (a release after a mapping fix and a Retry, a resubmit and the
+  // reconciliation) would each ask the printer while the other's create is in flight, find nothing, and both create.
+  const key = `${orderId}#submit`;
+  const lease = await deps.store.tryLease(shop, key, SUBMIT_LEASE_MS);
+  if (!lease) throw new OrderBusyError(`order ${orderId} of ${shop} is being submitted by another job`, 2_000);
+  const renew = setInterval(() => void deps.store.renewLease(shop, key, lease, SUBMIT_LEASE_MS).catch(() => undefined), SUBMIT_LEASE_MS / 3);
+  try {
+    return await submitOnce(deps, shop, orderId);
+  } finally {
+    clearInterval(renew);
+    await deps.store.releaseLease(shop, key, lease).catch(() => undefined);
+  }
+}
+
+/** How long a submit job's hold on its order lasts unrenewed: a dead worker's hold keeps the next job out this long. */
+const SUBMIT_LEASE_MS = 15_000;
+
+async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Promise<SubmitShopifyOutcome> {
   const link = await deps.store.get(shop, orderId);
   if (!link) throw new OrderDataMissingError(shop, orderId, 'the app has no record of this order');
   if (link.status === 'cancelled') return { kind: 'cancelled', detail: 'the order was cancelled before submission; nothing was sent' };
@@ -108,7 +126,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
     };
   });
   if (!submitting || submitting.status !== 'submitting') {
-    return submitShopifyOrder(deps, shop, orderId);
+    return submitOnce(deps, shop, orderId);
   }
   // Read from the link this run just counted itself into, not the one it started from: of two jobs that started from
   // the same link, the second to get here sees an attempt before its own and asks the print service first.

@@ -186,6 +186,28 @@ describe('held orders after a mapping change', () => {
   });
 });
 
+describe('two submit jobs of one order at once (a release and a Retry)', () => {
+  it('lets one create while the other waits for it, so the printer gets the order once', async () => {
+    const deps = setup();
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    const create = deps.printService.create.bind(deps.printService);
+    deps.printService.create = async (order) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return create(order);
+    };
+    const [first, second] = await Promise.allSettled([
+      submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id),
+      submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id),
+    ]);
+    const outcomes = [first, second].map((r) => (r.status === 'fulfilled' ? r.value.kind : (r.reason as Error).name));
+    expect(outcomes.sort()).toEqual(['OrderBusyError', 'submitted']);
+    // The busy job runs again later and finds the order submitted.
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'already-submitted' });
+    expect(deps.printService.creates).toBe(1);
+  });
+});
+
 describe('nothing to print', () => {
   it('records an order the mapping leaves nothing of as not printed, a final state with the reason', async () => {
     const deps = setup();
