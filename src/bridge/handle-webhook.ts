@@ -174,7 +174,8 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
   });
   if (!link) return { kind: 'recorded', orderId, detail: 'cancellation already handled' };
   if (link.status === 'cancelled') {
-    await deps.scheduler.syncShopify(shop, orderId);
+    // A store the app cannot reach has no tags to set: the sync would only fail and show as a failed job.
+    if (await deps.connections.isConnected(shop)) await deps.scheduler.syncShopify(shop, orderId);
     return { kind: 'cancelled-before-submission', orderId };
   }
   await deps.scheduler.cancel(shop, orderId);

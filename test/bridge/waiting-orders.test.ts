@@ -132,6 +132,18 @@ describe('a store that is not connected', () => {
     expect(deps.printService.creates).toBe(1);
   });
 
+  it('cancels a waiting order of a store it cannot reach without a Shopify sync that could only fail', async () => {
+    const deps = setup();
+    deps.connections.disconnected.add(SHOP);
+    const body = shopifyOrderBody();
+    await handleWebhook(deps, job('orders/paid', body));
+    await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);
+    expect(await handleWebhook(deps, job('orders/cancelled', { ...body, cancelled_at: '2026-11-21T10:05:00-05:00' }))).toMatchObject({ kind: 'cancelled-before-submission' });
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))?.status).toBe('cancelled');
+    expect(deps.scheduler.shopifyJobs).toHaveLength(0);
+    expect(deps.printService.creates).toBe(0);
+  });
+
   it('lets Retry release a waiting order whose store is connected now (the connection event was missed)', async () => {
     const deps = setup();
     deps.connections.disconnected.add(SHOP);
