@@ -40,7 +40,7 @@ export const PROBLEM_HEADLINE: Record<string, string> = {
   'print-error': 'The print service could not produce the order',
   'cancel-refused': 'The print service refused the cancellation',
   fulfillment: 'The shipment could not be fulfilled in Shopify',
-  'store-not-connected': 'The store is not connected: nothing is sent to the printer until it is',
+  'store-not-connected': 'Store not connected: nothing is sent to the printer until it is',
   'no-mapping': 'No mapping serves this store yet',
 };
 
@@ -63,6 +63,14 @@ export function waitLinks(ctx: PageContext, link: OrderLink): Html {
 
 export function statusBadge(status: OrderStatus): Html {
   return html`<span class="badge ${STATUS_TONE[status]}">${status}</span>`;
+}
+
+/** What a waiting order waits for, in a few words, beside its status. */
+export function waitNote(link: Pick<OrderLink, 'status' | 'problems'>): Html {
+  if (link.status !== 'waiting') return html``;
+  const kinds = new Set(link.problems.map((p) => p.kind));
+  const what = kinds.has('store-not-connected') ? 'store not connected' : kinds.has('no-mapping') ? 'no mapping' : undefined;
+  return what ? html` <span class="small muted">${what}</span>` : html``;
 }
 
 export function layout(ctx: PageContext, title: string, current: string, body: Html, counts?: { problems: number }): Html {
@@ -158,7 +166,7 @@ ${Object.entries(data.counts)
     (l) => html`<tr>
 <td data-label="Order"><a href="${ctx.link(orderPath(l))}">${l.orderName ?? l.orderId}</a></td>
 <td data-label="Shop">${l.shop}</td>
-<td data-label="Status">${statusBadge(l.status)}</td>
+<td data-label="Status">${statusBadge(l.status)}${waitNote(l)}</td>
 <td data-label="sourceOrderId" class="mono">${l.sourceOrderId ?? '—'}</td>
 <td data-label="Print _id" class="mono">${l.printOrderId ?? '—'}</td>
 <td data-label="Shipments">${shipmentsCell(l)}</td>
@@ -221,7 +229,7 @@ export function orderPage(
 ): Html {
   const l = data.link;
   const body = html`<div class="card">
-<div class="actions" style="margin-bottom:12px">${statusBadge(l.status)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
+<div class="actions" style="margin-bottom:12px">${statusBadge(l.status)}${waitNote(l)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
 <dl class="facts">
 <dt>Shop</dt><dd>${l.shop}</dd>
 <dt>Shopify order</dt><dd class="mono">${l.orderId}</dd>

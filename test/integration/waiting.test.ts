@@ -56,7 +56,7 @@ describe('orders of a store that is not connected', () => {
     // Visible with its reason and what to do, on the problems page and the order page.
     const problems = await admin.page('/admin/problems');
     expect(problems).toContain(body.name);
-    expect(problems).toContain('The store is not connected');
+    expect(problems).toContain('Store not connected');
     expect(problems).toContain(`href="/auth?shop=${NEW_SHOP}"`);
     // The Connect link starts Shopify's OAuth for that store.
     const connect = await fetch(`${h.runtime.url}/auth?shop=${NEW_SHOP}`, {
@@ -69,6 +69,7 @@ describe('orders of a store that is not connected', () => {
     const orderPath = `/admin/orders/${NEW_SHOP}/${orderTail(body.admin_graphql_api_id)}`;
     const orderPage = await admin.page(orderPath);
     expect(orderPage).toContain('nothing is sent to the printer');
+    expect(await admin.page('/admin')).toContain('store not connected');
 
     // Retry while still not connected is refused with the reason, and sends nothing.
     const retry = await admin.post(`${orderPath}/retry`, { _csrf: csrfOf(orderPage), version: String(waiting.version) });
