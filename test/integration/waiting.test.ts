@@ -5,6 +5,7 @@ import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail } from '../admin/helpers.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+import { runBin } from '../helpers/run-cli.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 
 /**
@@ -90,6 +91,30 @@ describe('orders of a store that is not connected', () => {
     expect(emulatorOrders(h.emulator, sourceId(NEW_SHOP, body))).toHaveLength(1);
     await waitFor(() => h.standIn.getOrder(NEW_SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'), { what: 'the submitted tag' });
     expect(await admin.page('/admin/problems')).not.toContain(body.name);
+  });
+
+  it('sends it once `print-bridge shops add` (another process) registers the store', async () => {
+    const CLI_SHOP = 'custom-app-store.myshopify.com';
+    const CLI_TOKEN = 'shpat_custom_app_store';
+    h.standIn.registerShop(CLI_SHOP, CLI_TOKEN);
+    const body = orderBody([{ sku: 'PRINT-A3' }]);
+    h.standIn.seedOrder(CLI_SHOP, body);
+    await sendFor(h, CLI_SHOP, 'orders/paid', body);
+    await waitFor(async () => (await h.runtime.store.get(CLI_SHOP, body.admin_graphql_api_id))?.status === 'waiting', { what: 'the order to wait' });
+
+    const result = await runBin(['shops', 'add', CLI_SHOP, '--token', CLI_TOKEN], {
+      REDIS_URL: h.config.REDIS_URL,
+      REDIS_PREFIX: h.prefix,
+      APP_URL: 'http://127.0.0.1',
+      SHOPIFY_API_KEY: 'test-key',
+      SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+      SHOPIFY_ADMIN_API_ORIGIN: h.standIn.origin,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    await waitFor(async () => (await h.runtime.store.get(CLI_SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order sent after shops add' });
+    await settle();
+    expect(emulatorOrders(h.emulator, sourceId(CLI_SHOP, body))).toHaveLength(1);
   });
 
   it('holds back the orders of an uninstalled store until it is installed again', async () => {
