@@ -58,7 +58,7 @@ export function waitLinks(ctx: PageContext, link: OrderLink): Html {
       : '',
     kinds.has('no-mapping') || kinds.has('mapping') ? html`<a class="button" href="${ctx.link('/admin/mappings')}">Mappings and preview</a>` : '',
   ];
-  return links.some(Boolean) ? html`<div class="actions">${links}</div>` : html``;
+  return links.some(Boolean) ? html`<div class="actions" style="margin-top:8px">${links}</div>` : html``;
 }
 
 export function statusBadge(status: OrderStatus): Html {

@@ -266,7 +266,7 @@ export async function cancelOrderByOperator(deps: OperatorActionDeps, input: Ope
 
 /** A refusal that says what the order still waits for and what ends the wait. */
 function waitingMessage(link: OrderLink, verdict: string): string {
-  if (hasProblem(link, WAIT_KINDS.storeNotConnected)) return `${verdict} Connect the store (install the app, or \`print-bridge shops add ${link.shop} --token <token>\`); the order then goes out by itself.`;
+  if (hasProblem(link, WAIT_KINDS.storeNotConnected)) return `${verdict} Connect the store (install the app, or run print-bridge shops add ${link.shop} --token <token>); the order then goes out by itself.`;
   if (hasProblem(link, WAIT_KINDS.noMapping)) return `${verdict} Add a mapping file that serves ${link.shop}; the order is then mapped and sent by itself.`;
   return `${verdict} It is sent when that webhook arrives.`;
 }

@@ -29,7 +29,7 @@ export const SUBMIT_TOPICS = ['orders/create', 'orders/paid'] as const;
 export function storeNotConnectedProblem(shop: string, at: string): Problem {
   return {
     kind: WAIT_KINDS.storeNotConnected,
-    message: `store not connected: print-bridge has no Admin API access to ${shop} (the app is not installed there, or was uninstalled), so nothing is sent to the printer. Connect the store (install the app, or \`print-bridge shops add ${shop} --token <token>\`): the order then goes out by itself.`,
+    message: `store not connected: print-bridge has no Admin API access to ${shop} (the app is not installed there, or was uninstalled), so nothing is sent to the printer. Connect the store (install the app, or run print-bridge shops add ${shop} --token <token>): the order then goes out by itself.`,
     at,
   };
 }

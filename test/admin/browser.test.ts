@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTriggers } from '../../src/emulator/demo-triggers.js';
 import { parseTriggers } from '../../src/emulator/triggers.js';
-import { type Harness, orderBody, SHOP, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 import { ADMIN_TOKEN, fixedMapping, orderTail } from './helpers.js';
 
 /**
@@ -26,6 +28,9 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
   const shipped = orderBody([{ sku: 'PRINT-BOOK', quantity: 2 }, { sku: 'PRINT-POSTER' }]);
   const card = orderBody([{ sku: 'PRINT-CARD', quantity: 3 }]);
   const held = orderBody([{ sku: 'MUG-WHITE', title: 'White mug' }, { sku: 'PRINT-A5' }]);
+  // An order of a store the app holds no token for: it waits, and the page says how to connect the store.
+  const UNCONNECTED = 'not-yet-connected.myshopify.com';
+  const waiting = orderBody([{ sku: 'PRINT-A5' }]);
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -39,6 +44,12 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
       h.standIn.seedOrder(SHOP, body);
       await h.sendWebhook('orders/paid', body);
     }
+    const raw = JSON.stringify(waiting);
+    await fetch(`${h.runtime.url}/webhooks`, {
+      method: 'POST',
+      body: raw,
+      headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/paid', shop: UNCONNECTED, webhookId: randomUUID() }),
+    });
     await fetch(`${h.runtime.url}/postbacks/postback-test-token`, { method: 'POST', body: '{"event": "Shipment Shipped", "OrderId": <b>oops</b>' });
     // Shipped and fulfilled in Shopify, both shipments: no job of it is still running when the test ends.
     await waitFor(
@@ -50,6 +61,7 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
     );
     await waitFor(async () => (await h.runtime.store.get(SHOP, card.admin_graphql_api_id))?.shipments.every((s) => s.fulfillmentId), { what: 'the card order fulfilled', timeoutMs: 15_000 });
     await waitFor(async () => (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status === 'held', { what: 'the held order' });
+    await waitFor(async () => (await h.runtime.store.get(UNCONNECTED, waiting.admin_graphql_api_id))?.status === 'waiting', { what: 'the waiting order' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(8_000);
@@ -79,6 +91,19 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
     expect(text).toMatch(/submitted/);
     expect(text).toMatch(/EM\d{9}GB/);
     await page.screenshot({ path: join(SHOTS, 'admin-order.png'), fullPage: true });
+  });
+
+  it('shows an order of a store that is not connected as waiting, with the reason, Retry and the way to connect it', async () => {
+    await page.goto(`${h.runtime.url}/admin/problems`);
+    const section = page.locator('.card', { has: page.getByRole('heading', { name: /^Waiting \(/ }) });
+    await section.getByText('Store not connected').first().waitFor();
+    expect(await section.innerText()).toContain(waiting.name);
+    expect(await section.getByRole('link', { name: `Connect ${UNCONNECTED}` }).getAttribute('href')).toBe(`/auth?shop=${UNCONNECTED}`);
+    await page.screenshot({ path: join(SHOTS, 'admin-problems-waiting.png'), fullPage: true });
+    // Retry looks again now: still not connected, so it says what the order waits for.
+    await section.getByRole('button', { name: 'Retry' }).first().click();
+    await page.getByText('Connect the store').first().waitFor();
+    expect((await h.runtime.store.get(UNCONNECTED, waiting.admin_graphql_api_id))?.status).toBe('waiting');
   });
 
   it('fixes a held order: problem page, mapping preview, and it moves on by itself', async () => {
