@@ -120,6 +120,12 @@ export const configSchema = z.object({
   /** First re-check of a shipment whose fulfillment order Shopify holds (doubling up to 6 h); webhooks usually come first. */
   SHOPIFY_HOLD_RECHECK_SECONDS: positiveInt(900),
   MAPPINGS_DIR: z.preprocess(emptyToUndefined, z.string().default('./mappings')),
+  /** Allow-list of artwork and attachment URL hosts (`files.example.com`, `*.example.com`); unset: any public https host. */
+  ARTWORK_HOSTS: commaList.pipe(
+    z
+      .array(z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]\.?$/i, 'each entry must be a host name or *.domain'))
+      .optional(),
+  ),
   ADMIN_TOKEN: optionalString,
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */
   POSTBACK_BASIC_AUTH: z.preprocess(emptyToUndefined, z.string().regex(/^[^:]+:.+$/, 'must be user:password').optional()),

@@ -48,7 +48,7 @@ export function registryAdminMappings(registry: MappingRegistry): AdminMappingPo
       const shop = shopGiven || shopDomainOf(body) || PREVIEW_SHOP;
       const mapping = registry.forShop(shop);
       if (!mapping) return { ok: false, shop, problems: [`No usable mapping file serves ${shop} (and there is no "*" file).`] };
-      const result = mapOrder(body, mapping, shop);
+      const result = mapOrder(body, mapping, shop, registry.mapOptions);
       if (!result.ok) return { ok: false, shop, problems: result.problems.map(formatMappingProblem) };
       const notes = [
         ...result.ignored.map((l) => `ignored: line item ${l.lineItem.id} (${l.lineItem.sku ?? 'no SKU'}): ${l.reason}`),

@@ -81,7 +81,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix);
   await sessions.ready();
 
-  const registry = new MappingRegistry({ dir: config.MAPPINGS_DIR, logger: logger.child({ component: 'mappings' }) });
+  const registry = new MappingRegistry({
+    dir: config.MAPPINGS_DIR,
+    logger: logger.child({ component: 'mappings' }),
+    mapOptions: { artwork: { hosts: config.ARTWORK_HOSTS } },
+  });
   const problems = registry.start();
   for (const problem of problems) logger.error({ problem: formatFileProblem(problem) }, 'mapping file problem');
   if (!registry.ready()) logger.error({ dir: config.MAPPINGS_DIR }, 'no usable mapping file: orders will be held until one loads');
@@ -157,7 +161,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },
         {
           name: 'mappings',
-          check: async () => ({ ok: registry.ready(), detail: `${registry.mappings().length} file(s) in use, ${registry.problems().length} problem(s)` }),
+          check: async () => ({ ok: registry.ready(), detail: describeMappings(registry) }),
         },
       ],
       mount: (express) => {
@@ -284,4 +288,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       return closing;
     },
   };
+}
+
+/** Readiness detail for the mappings: how many files serve, and the first problems as `FILE:LINE:COL message`. */
+function describeMappings(registry: MappingRegistry): string {
+  const problems = registry.problems();
+  const shown = problems.slice(0, 3).map(formatFileProblem);
+  const more = problems.length > shown.length ? ` (+${problems.length - shown.length} more)` : '';
+  return `${registry.mappings().length} file(s) in use, ${problems.length} problem(s)${shown.length ? `: ${shown.join('; ')}${more}` : ''}`;
 }

@@ -68,7 +68,7 @@ export function registerMappingCommands(program: Command, io: MappingCliIo = def
       io.stderr(`shop ${shop}: ${mapping.file}\n`);
       const cancelled = (body as { cancelled_at?: unknown }).cancelled_at;
       if (typeof cancelled === 'string' && cancelled) io.stderr(`note: this order is cancelled (cancelled_at ${cancelled})\n`);
-      const result = mapOrder(body, mapping, shop);
+      const result = mapOrder(body, mapping, shop, { artwork: { hosts: loadConfig().ARTWORK_HOSTS } });
       if (!result.ok) {
         for (const p of result.problems) io.stdout(`${formatMappingProblem(p)}\n`);
         process.exitCode = 1;

@@ -22,7 +22,9 @@ import {
   type ShopifyLineItem,
   type ShopifyOrder,
 } from './shopify-order.js';
-import { compileTemplate, renderTemplate, type Tmpl } from './templates.js';
+import { artworkUrlProblem, type ArtworkUrlPolicy } from './artwork-url.js';
+import { cleanText } from '../clean-text.js';
+import { compileTemplate, orderRenderBudget, renderTemplate, type RenderBudget, type Tmpl } from './templates.js';
 
 /**
  * Shopify order → print order. A pure function of (order body, mapping, shop): no clock, no I/O, no randomness, so
@@ -74,6 +76,18 @@ const DEFAULT_SOURCE_ORDER_ID = compileTemplate('{{ shop.handle }}-{{ order.orde
 
 type Scope = Record<string, unknown>;
 
+/** What mapping an order needs besides the order and the file: the server's rules for artwork URLs. */
+export interface MapOptions {
+  artwork?: ArtworkUrlPolicy;
+}
+
+/** Shared by every renderer of one order: one render budget, reported once when it runs out. */
+interface OrderRenderState {
+  budget: RenderBudget;
+  artwork: ArtworkUrlPolicy;
+  overBudget: boolean;
+}
+
 /** Renders templates for one context, collecting problems instead of throwing. */
 class Renderer {
   failed = false;
@@ -82,10 +96,12 @@ class Renderer {
     private readonly problems: MappingProblem[],
     private readonly lineItem: LineItemRef | undefined,
     private readonly rule: string | undefined,
+    private readonly state: OrderRenderState,
   ) {}
 
   private problem(kind: MappingProblem['kind'], field: string, message: string): undefined {
     this.failed = true;
+    if (this.state.overBudget) return undefined; // One problem says the budget ran out; the rest would repeat it.
     this.problems.push(
       mappingProblem({
         kind,
@@ -100,16 +116,43 @@ class Renderer {
 
   /** The rendered text; templates are trimmed (multi-line `{% if %}` blocks), constants are kept as written. */
   raw(t: Tmpl, field: string): string | undefined {
-    const r = renderTemplate(t, this.scope);
-    if (!r.ok) return this.problem('template', field, r.message);
-    return t.kind === 'const' ? r.value : r.value.trim();
+    return this.render(t, field)?.value;
+  }
+
+  private render(t: Tmpl, field: string): { value: string; emptyPart?: string | true } | undefined {
+    const r = renderTemplate(t, this.scope, this.state.budget);
+    if (!r.ok) {
+      const problem = this.problem('template', field, r.message);
+      if (r.message.includes('budget')) this.state.overBudget = true;
+      return problem;
+    }
+    const value = t.kind === 'const' ? r.value : r.value.trim();
+    return r.emptyPart === undefined ? { value } : { value, emptyPart: r.emptyPart };
   }
 
   required(t: Tmpl, field: string): string | undefined {
-    const v = this.raw(t, field);
+    const r = this.render(t, field);
+    if (r === undefined) return undefined;
+    if (r.value === '') return this.problem('value', field, `is required but ${describeEmpty(t)}`);
+    // A required value with a part that printed nothing is as wrong as an empty one: "/posters/.pdf" is no file.
+    if (r.emptyPart !== undefined) {
+      const part = r.emptyPart === true ? 'a part of it' : `{{ ${r.emptyPart} }}`;
+      return this.problem(
+        'value',
+        field,
+        `is required but ${part} rendered empty in ${JSON.stringify(truncate(t.source))}` +
+          ` (write "| default: '...'" after a part that may be missing)`,
+      );
+    }
+    return r.value;
+  }
+
+  /** A URL the printer fetches: required, and https to a public host (artwork-url.ts). */
+  url(t: Tmpl, field: string): string | undefined {
+    const v = this.required(t, field);
     if (v === undefined) return undefined;
-    if (v === '') return this.problem('value', field, `is required but ${describeEmpty(t)}`);
-    return v;
+    const problem = artworkUrlProblem(v, this.state.artwork);
+    return problem ? this.problem('value', field, problem) : v;
   }
 
   /** Optional text: empty output leaves the field out. */
@@ -179,7 +222,7 @@ function mappingOf(m: MappingFile | LoadedMapping): MappingFile {
 }
 
 /** Maps a Shopify order body (webhook body, already unwrapped) with a loaded mapping for one store. */
-export function mapOrder(body: unknown, mapping: MappingFile | LoadedMapping, shopDomain: string): MapResult {
+export function mapOrder(body: unknown, mapping: MappingFile | LoadedMapping, shopDomain: string, options: MapOptions = {}): MapResult {
   const config = mappingOf(mapping);
   const parsed = shopifyOrderSchema.safeParse(body);
   if (!parsed.success) {
@@ -197,7 +240,8 @@ export function mapOrder(body: unknown, mapping: MappingFile | LoadedMapping, sh
   const raw = body as Record<string, unknown>;
   const orderCtx: Record<string, unknown> = exactOrderId ? { ...raw, id: exactOrderId } : raw;
   const baseScope: Scope = { order: orderCtx, shop };
-  return new OrderMapper(config, order, raw.line_items as Record<string, unknown>[], baseScope).run();
+  const state: OrderRenderState = { budget: orderRenderBudget(), artwork: options.artwork ?? {}, overBudget: false };
+  return new OrderMapper(config, order, raw.line_items as Record<string, unknown>[], baseScope, state).run();
 }
 
 interface PendingItem {
@@ -226,6 +270,7 @@ class OrderMapper {
     private readonly order: ShopifyOrder,
     private readonly rawLines: readonly Record<string, unknown>[],
     private readonly baseScope: Scope,
+    private readonly state: OrderRenderState,
   ) {
     for (const refund of order.refunds ?? []) {
       for (const r of refund.refund_line_items ?? []) {
@@ -335,13 +380,13 @@ class OrderMapper {
     const rule = this.config.products[ruleIndex];
     if (!rule) return;
     const ruleName = `products[${ruleIndex}]`;
-    const r = new Renderer(scope, this.problems, ref, ruleName);
+    const r = new Renderer(scope, this.problems, ref, ruleName, this.state);
     const shipmentKey = rule.shipment ? (r.raw(rule.shipment, 'shipment') ?? '') : '';
     const several = rule.items.length > 1;
     rule.items.forEach((itemRule, k) => {
       const index = this.nextItemIndex++;
       const suffix = several ? `-${k + 1}` : '';
-      const built = this.buildItem(itemRule, new Renderer(scope, this.problems, ref, ruleName), `items[${index}]`, {
+      const built = this.buildItem(itemRule, new Renderer(scope, this.problems, ref, ruleName, this.state), `items[${index}]`, {
         sourceItemId: `${ref.id}${suffix}`,
         quantity: lineQuantity,
       });
@@ -384,7 +429,8 @@ class OrderMapper {
       const attributes = { ...(rule.attributes ?? {}), ...(c.attributes ?? {}) };
       return compact({
         code,
-        path: r.required(c.path, `${cf}.path`),
+        // A file already at the printer is named, not fetched; anything fetched must be a public https URL.
+        path: localFile === true && fetch !== true ? r.required(c.path, `${cf}.path`) : r.url(c.path, `${cf}.path`),
         // Artwork is fetched from its URL unless the mapping says the file is already at the printer.
         fetch: fetch ?? localFile !== true,
         localFile,
@@ -404,7 +450,7 @@ class OrderMapper {
     const rule = this.config.stockItems[ruleIndex];
     if (!rule) return;
     const field = `stockItems[${this.nextStockIndex++}]`;
-    const r = new Renderer(scope, this.problems, ref, `stockItems[${ruleIndex}]`);
+    const r = new Renderer(scope, this.problems, ref, `stockItems[${ruleIndex}]`, this.state);
     const price = line.price === null || line.price === undefined ? NaN : Number(line.price);
     const item = compact({
       code: r.required(rule.code, `${field}.code`),
@@ -427,7 +473,7 @@ class OrderMapper {
     const items = this.items.map((p) => ({ ...p.item, shipmentIndex: indexOf(p.shipmentKey) }));
     const stockItems = this.stock.map((s) => ({ ...s.item, shipmentIndex: indexOf(s.shipmentKey) }));
 
-    const orderRenderer = new Renderer(this.baseScope, this.problems, undefined, undefined);
+    const orderRenderer = new Renderer(this.baseScope, this.problems, undefined, undefined, this.state);
     const shipTo = this.shipTo();
     const shipments = keys.map((key, index) => this.shipment(key, index, shipTo));
     const o = this.config.order;
@@ -444,7 +490,9 @@ class OrderMapper {
     };
     if (this.problems.length > 0) return { ok: false, problems: this.problems };
 
-    const result = parseOrder(input, 'strict');
+    // Control characters and bidi overrides, from a template or straight from the customer's address, never reach
+    // the printer (clean-text.ts).
+    const result = parseOrder(cleanText(input), 'strict');
     if (!result.ok) {
       return {
         ok: false,
@@ -492,7 +540,7 @@ class OrderMapper {
     const out: Record<string, string> = { ...(base ?? {}) };
     if (overrides) {
       const scope = { ...this.baseScope, address: base ?? {} };
-      const or = new Renderer(scope, this.problems, undefined, 'shipments.shipTo');
+      const or = new Renderer(scope, this.problems, undefined, 'shipments.shipTo', this.state);
       for (const [key, t] of Object.entries(overrides) as [keyof ShipToOverride, Tmpl | undefined][]) {
         if (!t) continue;
         const v = or.raw(t, `shipments[0].shipTo.${key}`);
@@ -507,7 +555,7 @@ class OrderMapper {
   private shipment(key: string, index: number, shipTo: Record<string, string> | undefined): Record<string, unknown> {
     const s = this.config.shipments;
     const scope = { ...this.baseScope, shipment: { index, key } };
-    const r = new Renderer(scope, this.problems, undefined, 'shipments');
+    const r = new Renderer(scope, this.problems, undefined, 'shipments', this.state);
     const f = `shipments[${index}]`;
     const returnAddress: Record<string, string | undefined> = {};
     for (const [k, t] of Object.entries(s.returnAddress) as [string, Tmpl | undefined][]) {
@@ -522,7 +570,7 @@ class OrderMapper {
       returnAddress: compact(returnAddress),
       carrier: this.carrier(r, f),
       attachments: s.attachments?.map((a, i) =>
-        compact({ path: r.required(a.path, `${f}.attachments[${i}].path`), type: r.optional(a.type, `${f}.attachments[${i}].type`) }),
+        compact({ path: r.url(a.path, `${f}.attachments[${i}].path`), type: r.optional(a.type, `${f}.attachments[${i}].type`) }),
       ),
     });
   }

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { formatFileProblem, MappingLoadError, mappingProblem, type FileProblem } from './errors.js';
 import { findConflicts, listMappingFiles, loadMappingText, selectMapping, type LoadedMapping } from './load.js';
-import { mapOrder, type MapResult } from './map-order.js';
+import { mapOrder, type MapOptions, type MapResult } from './map-order.js';
 
 /**
  * The mappings a running app uses, kept current while merchants edit files. A changed file is reloaded; a file that
@@ -22,6 +22,8 @@ export interface RegistryChange {
   files: string[];
   /** Problems in force after the rescan, across all files. */
   problems: FileProblem[];
+  /** The stores the changed files served before or serve now (`*` among them when a catch-all file changed). */
+  shops: string[];
 }
 
 interface FileState {
@@ -38,6 +40,8 @@ export interface MappingRegistryOptions {
   pollMs?: number;
   /** Delay that gathers the several events an editor's save produces into one rescan. */
   debounceMs?: number;
+  /** Rules every mapped order follows whatever its file says (artwork URL hosts). */
+  mapOptions?: MapOptions;
 }
 
 export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> {
@@ -93,6 +97,11 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
     this.debounce = undefined;
   }
 
+  /** The server's rules every mapped order follows (pass them to `mapOrder` when mapping with `forShop`'s result). */
+  get mapOptions(): MapOptions {
+    return this.options.mapOptions ?? {};
+  }
+
   /** The mapping for a store: its own file, else the "*" file; undefined when none can serve it. */
   forShop(shopDomain: string): LoadedMapping | undefined {
     return selectMapping(this.mappings(), shopDomain);
@@ -113,7 +122,7 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
         ],
       };
     }
-    return mapOrder(body, mapping, shopDomain);
+    return mapOrder(body, mapping, shopDomain, this.options.mapOptions);
   }
 
   /** The versions in use. */
@@ -153,8 +162,11 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
     }
     const initial = this.states.size === 0;
     const changed: string[] = [];
+    const shops = new Set<string>();
+    const noteShops = (state: FileState | undefined) => state?.good?.shops.forEach((shop) => shops.add(shop));
     for (const file of [...this.states.keys()]) {
       if (!files.includes(file)) {
+        noteShops(this.states.get(file));
         this.states.delete(file);
         changed.push(file);
         this.logger.info({ file }, 'mapping file removed');
@@ -170,11 +182,25 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
       const before = this.states.get(file);
       if (before && before.text === text) continue;
       changed.push(file);
+      noteShops(before);
       this.reloadFile(file, text, before, initial);
+      noteShops(this.states.get(file));
     }
     if (initial) this.rejectConflicts();
     if (changed.length === 0) return undefined;
-    const change = { files: changed, problems: this.problems() };
+    // A change elsewhere (a deleted or edited file) can end the conflict that keeps an unchanged file out of use:
+    // every file still refused is judged again against the files in use now.
+    if (!initial) {
+      for (const [file, state] of this.states) {
+        if (changed.includes(file) || state.problems.length === 0) continue;
+        this.reloadFile(file, state.text, state, false);
+        if (this.states.get(file)?.problems.length === 0) {
+          changed.push(file);
+          noteShops(this.states.get(file));
+        }
+      }
+    }
+    const change = { files: changed, problems: this.problems(), shops: [...shops].sort() };
     this.emit('change', change);
     return change;
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, Tag, type Template, type TagToken, type TopLevelToken } from 'liquidjs';
 
 /**
  * Liquid templates in mapping files. One engine for the whole process: strict variables (a template that refers to
@@ -13,7 +13,33 @@ import { Liquid, type Template } from 'liquidjs';
 /** Upper bound of one template's output, in characters. */
 export const MAX_OUTPUT_CHARS = 100_000;
 
+/**
+ * Total rendering time one order's templates may take, in milliseconds. An ordinary order renders in well under a
+ * millisecond; a template with a runaway loop is stopped here, so a hostile mapping costs a worker at most this long
+ * per order, far below the 10 s event-loop stall that fails the liveness check.
+ */
+export const ORDER_RENDER_BUDGET_MS = 1_000;
+
+/**
+ * Set by the engine's output hook while a template renders: the number of `{{ }}` outputs that printed nothing. A
+ * required value with an empty part (`/posters/{{ line.variant_id }}.pdf` with no variant) is a problem even when
+ * the rest of the text is not empty. Rendering is synchronous, so one counter serves the process.
+ */
+let emptyOutputs = 0;
+
 export const liquid = new Liquid({
+  // Templates have no file system: `include`, `render` and `layout` are refused when a file loads (below), and the
+  // in-memory template store is empty besides, so no path can ever be read. No globals: nothing of the environment.
+  templates: {},
+  relativeReference: false,
+  ownPropertyOnly: true,
+  globals: {},
+  // Typed as returning text, but liquidjs passes the value on unchanged: returning it as it came keeps numbers and
+  // booleans exactly as Liquid prints them.
+  outputEscape: ((value: unknown) => {
+    if (value === null || value === undefined || (typeof value === 'string' && value.trim() === '')) emptyOutputs++;
+    return value;
+  }) as (value: unknown) => string,
   strictVariables: true,
   strictFilters: true,
   lenientIf: true,
@@ -28,6 +54,25 @@ export const liquid = new Liquid({
 });
 
 registerShopifyFilters(liquid);
+refuseFileTags(liquid);
+
+/** Tags that read other templates from files: a mapping is one file, and its templates may read nothing else. */
+function refuseFileTags(engine: Liquid): void {
+  for (const name of ['include', 'render', 'layout']) {
+    engine.registerTag(
+      name,
+      class extends Tag {
+        constructor(token: TagToken, remainTokens: TopLevelToken[], liquidEngine: Liquid) {
+          super(token, remainTokens, liquidEngine);
+          throw new Error(`{% ${name} %} is not allowed: mapping templates cannot read files`);
+        }
+        *render(): Generator<unknown, void, unknown> {
+          // Never reached: the constructor refuses the tag while parsing.
+        }
+      },
+    );
+  }
+}
 
 function registerShopifyFilters(engine: Liquid): void {
   const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -75,7 +120,24 @@ interface Output {
 }
 type Part = string | Output;
 
-export type RenderResult = { ok: true; value: string } | { ok: false; message: string; undefinedVariable?: string };
+export type RenderResult =
+  | {
+      ok: true;
+      value: string;
+      /** Set when an output inside the text printed nothing: its variable when known, else `true`. */
+      emptyPart?: string | true;
+    }
+  | { ok: false; message: string; undefinedVariable?: string };
+
+/** The rendering time left to one order's templates (`ORDER_RENDER_BUDGET_MS` from the first render). */
+export interface RenderBudget {
+  /** `performance.now()` past which nothing more is rendered. */
+  deadline: number;
+}
+
+export function orderRenderBudget(ms: number = ORDER_RENDER_BUDGET_MS): RenderBudget {
+  return { deadline: performance.now() + ms };
+}
 
 const TEMPLATE_MARK = /\{\{|\{%/;
 const SIMPLE_PATH = String.raw`[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[\s*"[^"\]]*"\s*\]|\[\s*'[^'\]]*'\s*\])*`;
@@ -103,6 +165,7 @@ export function compileTemplate(source: string): Tmpl {
   if (!TEMPLATE_MARK.test(source)) return { kind: 'const', source, value: source };
   // Parse with the engine in every case, so a syntax error or an unknown filter is a load error.
   const template = liquid.parse(source);
+  allowEmptyWhereDefaulted(template);
   // The names the template reads from its context (not those it assigns), checked against the context at load.
   const globals = liquid.globalVariablesSync(template);
   const parts = toParts(source);
@@ -150,22 +213,52 @@ function splitPath(path: string): string[] {
   return out;
 }
 
-export function renderTemplate(t: Tmpl, scope: Record<string, unknown>): RenderResult {
+export function renderTemplate(t: Tmpl, scope: Record<string, unknown>, budget?: RenderBudget): RenderResult {
   if (t.kind === 'const') return { ok: true, value: t.value };
+  const left = budget ? budget.deadline - performance.now() : undefined;
+  if (left !== undefined && left <= 0) return overBudget();
   if (t.kind === 'segments') {
     const fast = renderParts(t.parts, scope);
     if (fast !== NOT_SURE) return fast;
   }
   try {
-    const value: unknown = liquid.renderSync(t.template, scope);
+    emptyOutputs = 0;
+    const value: unknown = liquid.renderSync(t.template, scope, left === undefined ? undefined : { renderLimit: Math.max(1, Math.ceil(left)) });
     const text = String(value);
     if (text.length > MAX_OUTPUT_CHARS) {
       return { ok: false, message: `the template rendered more than ${MAX_OUTPUT_CHARS} characters` };
     }
-    return { ok: true, value: text };
+    return emptyOutputs > 0 && text.trim() !== '' ? { ok: true, value: text, emptyPart: true } : { ok: true, value: text };
   } catch (error) {
+    if (budget && budget.deadline - performance.now() <= 0) return overBudget();
     return describeRenderError(error);
   }
+}
+
+function overBudget(): RenderResult {
+  return { ok: false, message: `rendering this order's templates took longer than the ${ORDER_RENDER_BUDGET_MS} ms budget (rendering is bounded)` };
+}
+
+/**
+ * Outputs with an explicit `default` filter may print nothing: the merchant said the part is optional. The engine
+ * appends the output hook as the last filter of every output when it parses; it is taken off those outputs here,
+ * walking the parsed tree (blocks of `if`, `for`, `case`, ... hold their own templates).
+ */
+function allowEmptyWhereDefaulted(templates: readonly Template[]): void {
+  const seen = new Set<object>();
+  const visit = (node: unknown, depth: number): void => {
+    if (node === null || typeof node !== 'object' || seen.has(node) || depth > 50) return;
+    seen.add(node);
+    const value = (node as { value?: { filters?: { name?: string }[] } }).value;
+    const filters = value?.filters;
+    if (Array.isArray(filters) && filters.length > 1 && filters.slice(0, -1).some((f) => f.name === 'default')) filters.pop();
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'liquid' || key === 'token' || key === 'value') continue;
+      if (Array.isArray(child)) for (const c of child) visit(c, depth + 1);
+      else if (child && typeof child === 'object') visit(child, depth + 1);
+    }
+  };
+  for (const t of templates) visit(t, 0);
 }
 
 const NOT_SURE = Symbol('not sure');
@@ -173,6 +266,7 @@ const MISSING = Symbol('missing');
 
 function renderParts(parts: readonly Part[], scope: Record<string, unknown>): RenderResult | typeof NOT_SURE {
   let out = '';
+  let emptyPart: string | undefined;
   for (const part of parts) {
     if (typeof part === 'string') {
       out += part;
@@ -204,9 +298,11 @@ function renderParts(parts: readonly Part[], scope: Record<string, unknown>): Re
       const f = filters[i] as Output['filters'][number];
       text = FAST_FILTERS[f.name].apply(text, f.args as string[]);
     }
+    if (emptyPart === undefined && text.trim() === '' && filters[0]?.name !== 'default') emptyPart = path.join('.');
     out += text;
   }
-  return { ok: true, value: out };
+  // A whole empty value is the caller's to judge (optional or required); a part only matters inside other text.
+  return emptyPart === undefined || out.trim() === '' ? { ok: true, value: out } : { ok: true, value: out, emptyPart };
 }
 
 function undefinedVariable(name: string): RenderResult {

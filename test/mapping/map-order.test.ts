@@ -475,14 +475,15 @@ stockItems:
     ]);
   });
 
-  it('reports a schema problem (artwork that is not a URL) with its line item', () => {
+  it('reports artwork that is not a URL as a problem of its line item and field', () => {
     const bad = structuredClone(body);
     (bad.line_items as { properties: { name: string; value: string }[] }[])[0]!.properties[2]!.value = 'cover.pdf';
     expect(problems(mapOrder(bad, everything, SHOP))).toEqual([
       {
-        kind: 'schema',
+        kind: 'value',
         field: 'items[0].components[cover].path',
-        message: 'must be an http(s) URL when fetch is true',
+        message: '"cover.pdf" is not an absolute URL (artwork must be an https:// address the printer can fetch)',
+        rule: 'products[0]',
         lineItem: { id: '100', sku: 'SKU-A', title: 'Product 0' },
         retryable: false,
       },

@@ -24,6 +24,38 @@ function setup(files: Record<string, string>, pollMs = 0) {
 const destinationOf = (r: MappingRegistry, shop: string) => r.forShop(shop)?.config.destination.source;
 
 describe('MappingRegistry', () => {
+  it('serves again once the file it conflicted with is deleted (a deletion is a change like any other)', () => {
+    const { dir, registry } = setup({
+      'a.yaml': withBase('', '["acme.myshopify.com"]').replace('acme-print', 'printer-a'),
+      'b.yaml': withBase('', '["acme.myshopify.com"]').replace('acme-print', 'printer-b'),
+    });
+    expect(registry.load().length).toBeGreaterThan(0);
+    expect(registry.ready()).toBe(false);
+    const changes: RegistryChange[] = [];
+    registry.on('change', (c) => changes.push(c));
+
+    rmSync(join(dir, 'b.yaml'));
+    registry.rescan();
+    expect(registry.problems()).toEqual([]);
+    expect(registry.ready()).toBe(true);
+    expect(destinationOf(registry, 'acme.myshopify.com')).toBe('printer-a');
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.files.map((f) => f.split('/').pop()).sort()).toEqual(['a.yaml', 'b.yaml']);
+    expect(changes[0]!.shops).toEqual(['acme.myshopify.com']);
+  });
+
+  it('a file refused for taking a served store is taken again once that store is free', () => {
+    const { dir, registry } = setup({ 'a.yaml': withBase('', '["acme.myshopify.com"]').replace('acme-print', 'printer-a') });
+    registry.load();
+    writeFileSync(join(dir, 'b.yaml'), withBase('', '["acme.myshopify.com"]').replace('acme-print', 'printer-b'));
+    registry.rescan();
+    expect(registry.problems().map((p) => p.file.split('/').pop())).toEqual(['b.yaml']);
+    rmSync(join(dir, 'a.yaml'));
+    registry.rescan();
+    expect(registry.problems()).toEqual([]);
+    expect(destinationOf(registry, 'acme.myshopify.com')).toBe('printer-b');
+  });
+
   it('serves a store its own file, else the "*" file', () => {
     const { registry } = setup({
       'default.yaml': withBase(''),
