@@ -37,7 +37,7 @@ export function storeNotConnectedProblem(shop: string, at: string): Problem {
 export function noMappingProblem(shop: string, at: string): Problem {
   return {
     kind: WAIT_KINDS.noMapping,
-    message: `no mapping file serves ${shop}. Add its domain to a file's shops (or add a "*" file): the order is then mapped and sent by itself.`,
+    message: `no mapping file serves ${shop}. Add its domain to a file's shops (or add a "*" file), or fix the file meant for it if the Mappings page lists problems in it (a file that never loaded serves no store): the order is then mapped and sent by itself.`,
     at,
   };
 }
