@@ -15,11 +15,13 @@ export function sessionConnections(sessions: Pick<ShopSessions, 'accessToken'>):
   return { isConnected: async (shop) => (await sessions.accessToken(shop)) !== undefined };
 }
 
-/** The shops a registry change concerns; `*` when it may concern any (a "*" file, or a change that does not say). */
-export function changedShops(change: RegistryChange & { shops?: readonly string[] | '*' }): readonly string[] | '*' {
-  const shops = change.shops;
-  if (shops === undefined || shops === '*' || shops.includes('*')) return '*';
-  return shops;
+/**
+ * The shops a registry change concerns: those the changed files served before or serve now; `*` when a catch-all
+ * file changed (it serves every store without a file of its own).
+ */
+export function changedShops(change: Pick<RegistryChange, 'shops'>): readonly string[] | '*' {
+  if (change.shops.includes('*')) return '*';
+  return [...new Set(change.shops.map((shop) => shop.trim().toLowerCase()))];
 }
 
 export function releaseWaitingOrders(deps: {

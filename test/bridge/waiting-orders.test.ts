@@ -3,6 +3,7 @@ import { handleWebhook } from '../../src/bridge/handle-webhook.js';
 import { retryOrder } from '../../src/bridge/operator-actions.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../../src/bridge/waiting-orders.js';
+import { changedShops } from '../../src/app/waiting.js';
 import type { WebhookJob } from '../../src/queue/queues.js';
 import { fakeDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
 import { testRedis } from '../helpers/redis.js';
@@ -101,6 +102,14 @@ describe('an order that arrives before its store has a mapping', () => {
     const refused = await retryOrder(deps, { shop: SHOP, orderId: unpaid.admin_graphql_api_id, actor: 'operator' });
     expect(refused).toMatchObject({ kind: 'refused' });
     expect(refused.message).toContain('waits for orders/paid');
+  });
+});
+
+describe('which shops a mapping change concerns', () => {
+  it('names the stores the changed files served or serve, or every store when a catch-all file changed', () => {
+    expect(changedShops({ shops: ['Acme.myshopify.com', 'other.myshopify.com'] })).toEqual(['acme.myshopify.com', 'other.myshopify.com']);
+    expect(changedShops({ shops: ['acme.myshopify.com', '*'] })).toBe('*');
+    expect(changedShops({ shops: [] })).toEqual([]);
   });
 });
 
