@@ -80,7 +80,20 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
       return cancelled(deps, link, event);
     case 'shipped':
       return withShipmentLease(deps, link, log, (leaseHeld) => shipped(deps, link, event, log, leaseHeld));
+    case 'noted':
+      return noted(deps, link, event);
   }
+}
+
+/** An event print-bridge does not act on: it goes into the order's history, and nothing else changes. */
+async function noted(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintEvent): Promise<ApplyPrintEventOutcome> {
+  const detail = [describe(event), event.errors.length ? event.errors.join('; ') : ''].filter(Boolean).join('; ');
+  await deps.store.note(link.shop, link.orderId, {
+    event: `"${event.name ?? 'event'}" from the print service (recorded, not acted on)`,
+    source: 'print-service',
+    ...(detail ? { detail } : {}),
+  });
+  return { kind: 'unchanged', detail: `recorded ${event.name ?? 'an event'} without acting on it` };
 }
 
 /**
@@ -262,10 +275,11 @@ async function failure(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintE
   const kind = event.kind === 'errored' ? 'print-error' : 'submission-error';
   const at = eventTime(deps, event);
   const problems: Problem[] = messages.map((message) => ({ kind, message, at }));
-  const result = await moveStatus(deps, link, event, 'error', (c) => ({
-    ...c,
-    problems: [...c.problems.filter((p) => p.kind !== kind), ...problems],
-  }));
+  // A problem belongs to the error status it comes with: an "errored" that cannot move the order (it shipped
+  // meanwhile, or the event is older than the current status) is kept in the history only, never as a stale problem.
+  const result = await moveStatus(deps, link, event, 'error', (c, moved) =>
+    moved || c.status === 'error' ? { ...c, problems: [...c.problems.filter((p) => p.kind !== kind), ...problems] } : c,
+  );
   if (result.moved) {
     await syncTags(deps, result.link);
     await writeStatusMetafield(deps, result.link);

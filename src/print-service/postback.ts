@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { cleanString } from '../clean-text.js';
+import { jsonDepthExceeds } from '../json-depth.js';
 
 /**
  * Postbacks from the print service's triggers. Their bodies come from templates people write inside the service, so
@@ -8,20 +10,49 @@ import { z } from 'zod';
  * route answers 400 and keeps the body for an operator. docs/triggers.md lists exactly what is accepted and repaired.
  */
 
-export const PRINT_EVENT_KINDS = ['received', 'errored', 'cancelled', 'print-ready', 'shipped', 'submission-error'] as const;
+/**
+ * `noted`: an event print-bridge does not act on (Site Flow also sends "Shipment Updated", "Component Printed", ...).
+ * It is acknowledged and recorded in the order's history, so the service does not retry it and nobody has to clear it.
+ */
+export const PRINT_EVENT_KINDS = ['received', 'errored', 'cancelled', 'print-ready', 'shipped', 'submission-error', 'noted'] as const;
 export type PrintEventKind = (typeof PRINT_EVENT_KINDS)[number];
+
+/**
+ * Length limits of what a postback may carry (docs/triggers.md). A value over its limit is a body not understood
+ * (400, kept for an operator), never truncated into Shopify: a cut tracking number would send the customer to someone
+ * else's parcel. Error texts are only shown, so they are cut instead.
+ */
+export const POSTBACK_LIMITS = {
+  reference: 200,
+  trackingNumber: 100,
+  carrierField: 100,
+  eventName: 100,
+  timestamp: 64,
+  errorText: 1_000,
+  errors: 50,
+  /** Nesting of the JSON body; the templates people write produce two or three levels. */
+  depth: 32,
+} as const;
 
 export const printEventSchema = z.object({
   kind: z.enum(PRINT_EVENT_KINDS),
-  sourceOrderId: z.string().min(1).optional(),
+  /** The event word as the service sent it (cleaned), for `noted` events. */
+  name: z.string().max(POSTBACK_LIMITS.eventName).optional(),
+  sourceOrderId: z.string().min(1).max(POSTBACK_LIMITS.reference).optional(),
   /** The service's 24-hex `_id`. */
   printOrderId: z.string().regex(/^[0-9a-f]{24}$/).optional(),
-  shipmentIndex: z.number().int().min(0).optional(),
-  trackingNumber: z.string().min(1).optional(),
-  carrier: z.object({ code: z.string().optional(), service: z.string().optional(), alias: z.string().optional() }).optional(),
-  errors: z.array(z.string()),
+  shipmentIndex: z.number().int().min(0).max(10_000).optional(),
+  trackingNumber: z.string().min(1).max(POSTBACK_LIMITS.trackingNumber).optional(),
+  carrier: z
+    .object({
+      code: z.string().max(POSTBACK_LIMITS.carrierField).optional(),
+      service: z.string().max(POSTBACK_LIMITS.carrierField).optional(),
+      alias: z.string().max(POSTBACK_LIMITS.carrierField).optional(),
+    })
+    .optional(),
+  errors: z.array(z.string().max(POSTBACK_LIMITS.errorText)).max(POSTBACK_LIMITS.errors),
   /** When the service says the event happened (ISO 8601 when it could be read as a time). */
-  timestamp: z.string().optional(),
+  timestamp: z.string().max(POSTBACK_LIMITS.timestamp).optional(),
 });
 export type PrintEvent = z.infer<typeof printEventSchema>;
 
@@ -31,27 +62,41 @@ export type ParsedPostback =
 
 const HEX_ID = /^[0-9a-f]{24}$/i;
 
-/** Status words after lower-casing and dropping everything but letters, with the "order"/"shipment" prefixes gone. */
+/**
+ * The event words acted on, compared exactly after normalising case and spacing: letters only, with spaces,
+ * underscores, hyphens or nothing between the words (`Shipment Shipped`, `SHIPMENT_SHIPPED`, `shipmentShipped`,
+ * `shipment   shipped`). Anything else in the word (`Shipment Shipped 🚚`, `not shipped`, `shipped?`) is not one of
+ * them: a near miss must never fulfil an order.
+ */
 const KIND_WORDS: Record<string, PrintEventKind> = {
   received: 'received',
+  orderreceived: 'received',
   errored: 'errored',
+  ordererrored: 'errored',
   error: 'errored',
+  ordererror: 'errored',
   cancelled: 'cancelled',
   canceled: 'cancelled',
+  ordercancelled: 'cancelled',
+  ordercanceled: 'cancelled',
   printready: 'print-ready',
+  orderprintready: 'print-ready',
   shipped: 'shipped',
+  shipmentshipped: 'shipped',
+  ordershipped: 'shipped',
   submissionerror: 'submission-error',
+  ordersubmissionerror: 'submission-error',
 };
 
 export function eventKindOf(word: string): PrintEventKind | undefined {
-  let w = word.toLowerCase().replace(/[^a-z]/g, '');
-  if (w.startsWith('order')) w = w.slice('order'.length);
-  if (w.startsWith('shipment')) w = w.slice('shipment'.length);
-  return KIND_WORDS[w];
+  const w = word.normalize('NFKC').trim();
+  if (!/^[A-Za-z]+(?:[\s_-]+[A-Za-z]+)*$/.test(w)) return undefined;
+  return KIND_WORDS[w.toLowerCase().replace(/[\s_-]+/g, '')];
 }
 
 // Values at the boundary: a template may render any scalar as a string or a number.
-const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((v) => String(v).trim());
+// Control characters and bidi overrides never reach Shopify (or the admin pages): they are removed here.
+const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((v) => cleanString(String(v)).trim());
 const indexValue = z.union([
   z.number().int().min(0),
   z
@@ -79,21 +124,26 @@ const errorsValue = z
     const list = v === null ? [] : Array.isArray(v) ? v : [v];
     return list
       .map((e) => {
-        if (typeof e === 'string' || typeof e === 'number') return String(e).trim();
+        if (typeof e === 'string' || typeof e === 'number') return cleanString(String(e)).trim();
         if (e && typeof e === 'object') {
           const keyed = normaliseKeys(e as Record<string, unknown>);
           const message = keyed.get('message') ?? keyed.get('error') ?? keyed.get('text');
-          return typeof message === 'string' ? message.trim() : JSON.stringify(e);
+          return cleanString(typeof message === 'string' ? message : JSON.stringify(e)).trim();
         }
         return '';
       })
-      .filter((e) => e.length > 0);
+      .filter((e) => e.length > 0)
+      .slice(0, POSTBACK_LIMITS.errors)
+      .map((e) => (e.length > POSTBACK_LIMITS.errorText ? `${e.slice(0, POSTBACK_LIMITS.errorText - 1)}…` : e));
   });
 
 /** Parses a raw postback body into an event, or says plainly why it cannot. */
 export function parsePostback(rawBody: string): ParsedPostback {
   const body = rawBody.replace(/^\uFEFF/, '');
   if (body.trim() === '') return { ok: false, error: 'empty body' };
+  // Checked on the text, before anything walks the value: a hostile body 50,000 levels deep must be a 400, not a
+  // stack overflow somewhere downstream.
+  if (jsonDepthExceeds(body, POSTBACK_LIMITS.depth)) return { ok: false, error: `the body is nested deeper than ${POSTBACK_LIMITS.depth} levels` };
   let value: unknown;
   let repairs: string[] = [];
   try {
@@ -119,15 +169,17 @@ function eventFromObject(raw: Record<string, unknown>): { ok: true; event: Print
 
   // `event` names the trigger; a record `status` in the same body may lag behind it (printready while a shipment ships).
   let kind: PrintEventKind | undefined;
-  const seen: string[] = [];
+  let name: string | undefined;
   for (const key of ['event', 'eventname', 'orderstatus', 'status']) {
     const v = keyed.get(key);
-    if (typeof v !== 'string') continue;
-    seen.push(`${key}: ${JSON.stringify(v)}`);
+    if (typeof v !== 'string' || v.trim() === '') continue;
+    name ??= cleanString(v).trim();
     kind = eventKindOf(v);
     if (kind) break;
   }
-  if (!kind) problems.push(seen.length ? `unknown event (${seen.join(', ')})` : 'no event, Event, status or OrderStatus field');
+  if (!name) problems.push('no event, Event, status or OrderStatus field');
+  else if (!kind) kind = 'noted'; // an event we do not act on: acknowledged and recorded, never an error
+  if (name && name.length > POSTBACK_LIMITS.eventName) problems.push(`event: longer than ${POSTBACK_LIMITS.eventName} characters`);
 
   const text = (key: string): string | undefined => {
     const v = keyed.get(key);
@@ -178,7 +230,7 @@ function eventFromObject(raw: Record<string, unknown>): { ok: true; event: Print
   if (timestamp && !Number.isNaN(Date.parse(timestamp))) timestamp = new Date(Date.parse(timestamp)).toISOString();
 
   if (problems.length > 0 || !kind) return { ok: false, error: problems.join('; ') };
-  const candidate = dropUndefined({ kind, sourceOrderId, printOrderId, shipmentIndex, trackingNumber, carrier, errors, timestamp });
+  const candidate = dropUndefined({ kind, name: kind === 'noted' ? name : undefined, sourceOrderId, printOrderId, shipmentIndex, trackingNumber, carrier, errors, timestamp });
   const checked = printEventSchema.safeParse(candidate);
   if (!checked.success) return { ok: false, error: checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
   return { ok: true, event: checked.data };
@@ -204,7 +256,8 @@ function dropUndefined<T extends Record<string, unknown>>(value: T): T {
  */
 export function printEventHash(event: PrintEvent): string {
   const canonical = JSON.stringify([
-    event.kind,
+    // `name` only for noted events, so the hashes of the events acted on stay what they were.
+    event.name === undefined ? event.kind : `${event.kind}:${event.name}`,
     event.sourceOrderId ?? '',
     event.printOrderId ?? '',
     event.shipmentIndex ?? '',

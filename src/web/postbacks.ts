@@ -35,7 +35,13 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
   const basic = deps.basicAuth ? digest(deps.basicAuth) : undefined;
   const clock = deps.clock ?? (() => new Date());
 
-  router.post('/postbacks/:token', express.raw({ type: () => true, limit: deps.limit ?? '1mb' }), async (req: Request, res: Response) => {
+  const readRawBody = express.raw({ type: () => true, limit: deps.limit ?? '1mb' });
+  // The body is read only once the token (and basic auth) are right: a stranger cannot make the app read and buffer
+  // a megabyte per request. A body over the limit is a 413 from the parser, answered as JSON by the app's handler.
+  const readBody = (req: Request, res: Response) =>
+    new Promise<void>((resolve, reject) => readRawBody(req, res, (error?: unknown) => (error ? reject(error as Error) : resolve())));
+
+  router.post('/postbacks/:token', async (req: Request, res: Response) => {
     const log = deps.logger.child({ route: 'postbacks' });
     const given = digest(String(req.params.token ?? ''));
     // Every token is compared, whichever matches, so the time taken does not tell which one is close.
@@ -54,6 +60,7 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
       return;
     }
 
+    await readBody(req, res);
     const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     const receivedAt = clock().toISOString();
     const parsed = parsePostback(body);

@@ -37,6 +37,22 @@ async function expectJsonNot5xx(res: Awaited<ReturnType<typeof request>>, what: 
   expect(() => JSON.parse(text), `${what} answered non-JSON: ${text.slice(0, 80)}`).not.toThrow();
 }
 
+/** JSON nested `depth` levels deep (objects and arrays mixed), the way a hostile body would be built. */
+function deepJson(depth: number, leaf = '1'): string {
+  let text = leaf;
+  for (let i = 0; i < depth; i++) text = i % 2 === 0 ? `{"a":${text}}` : `[${text}]`;
+  return text;
+}
+
+/** Deep and wide JSON bodies: the fuzzers above stop at a few levels; hostile bodies do not. */
+const hostileJson = fc.oneof(
+  fc.integer({ min: 30, max: 60_000 }).map((d) => `{"event":"shipped","sourceOrderId":"a","x":${deepJson(d)}}`),
+  fc.integer({ min: 30, max: 60_000 }).map((d) => `{"event":"errored","sourceOrderId":"a","errorsClean":[${deepJson(d)}]}`),
+  fc.integer({ min: 1, max: 60_000 }).map((d) => deepJson(d)),
+  fc.integer({ min: 1_000, max: 40_000 }).map((n) => `{"event":"shipped","sourceOrderId":"a",${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`),
+  fc.integer({ min: 1_000, max: 40_000 }).map((n) => `{"event":"errored","sourceOrderId":"a","errorsClean":[${Array.from({ length: n }, (_, i) => `"e${i}"`).join(',')}]}`),
+);
+
 describe('fuzz: POST /webhooks', () => {
   const { redis, prefix, cleanup } = testRedis('fuzz-webhooks');
   let server: Server;
@@ -79,6 +95,16 @@ describe('fuzz: POST /webhooks', () => {
       { numRuns: 150 },
     );
   });
+
+  it('answers deep and wide signed bodies with a 4xx or 2xx JSON body', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileJson, fc.constantFrom('orders/paid', 'shop/redact', 'customers/data_request'), async (raw, topic) => {
+        const res = await request(`${url}/webhooks`, { method: 'POST', headers: signedWebhookHeaders(SECRET, raw, { topic }), body: raw });
+        await expectJsonNot5xx(res, `POST /webhooks ${topic} ${raw.length} bytes`);
+      }),
+      { numRuns: 25 },
+    );
+  });
 });
 
 describe('fuzz: POST /postbacks/:token', () => {
@@ -86,8 +112,8 @@ describe('fuzz: POST /postbacks/:token', () => {
   let server: Server;
   let url: string;
   let queues: Queues;
+  const store = new OrderStore(redis, prefix);
   beforeAll(async () => {
-    const store = new OrderStore(redis, prefix);
     queues = createQueues(redis, prefix);
     const app = createWebApp({
       logger: silentLogger,
@@ -145,6 +171,39 @@ describe('fuzz: POST /postbacks/:token', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('answers deep and wide bodies with 400 or 202 (never a 5xx), and keeps what it cannot read', async () => {
+    const auth = { authorization: `Basic ${Buffer.from('trigger:pass').toString('base64')}` };
+    await fc.assert(
+      fc.asyncProperty(hostileJson, async (raw) => {
+        const res = await request(`${url}/postbacks/fuzz-token`, { method: 'POST', headers: auth, body: raw });
+        const status = res.statusCode;
+        await expectJsonNot5xx(res, `POST /postbacks deep/wide ${raw.length} bytes`);
+        expect([202, 400, 413]).toContain(status);
+      }),
+      { numRuns: 25 },
+    );
+    // The 50,000-deep body of the security review: 400, and kept for the operator.
+    const before = await store.countUnreadablePostbacks();
+    const res = await request(`${url}/postbacks/fuzz-token`, { method: 'POST', headers: auth, body: `{"event":"shipped","sourceOrderId":"a","x":${deepJson(50_000)}}` });
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as { error: string }).error).toMatch(/nested deeper than/);
+    expect(await store.countUnreadablePostbacks()).toBe(before + 1);
+  });
+
+  it('refuses an unknown token without reading the body (no 413 for a body over the limit)', async () => {
+    const huge = 'x'.repeat(3 * 1024 * 1024);
+    const res = await request(`${url}/postbacks/not-a-token`, { method: 'POST', body: huge });
+    expect(res.statusCode).toBe(401);
+    await res.body.text();
+    const known = await request(`${url}/postbacks/fuzz-token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('trigger:pass').toString('base64')}` },
+      body: huge,
+    });
+    expect(known.statusCode).toBe(413);
+    expect(await known.body.json()).toMatchObject({ ok: false });
   });
 });
 

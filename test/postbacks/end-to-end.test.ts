@@ -353,4 +353,38 @@ describe('applying events, case by case (postbacks posted to the route)', () => 
     expect(done[0]!.attemptsMade).toBeGreaterThanOrEqual(4);
     expect(done[0]!.returnvalue).toEqual({ kind: 'unknown-order', reference: 'someone-elses-order' });
   });
+  it('acknowledges events it does not act on and records them in the order history; a near miss never fulfils', async () => {
+    const t = await h.createOrder(20, { create: false });
+    for (const body of [
+      `{"event":"Shipment Updated","sourceOrderId":"${t.sourceOrderId}","shipmentIndex":0}`,
+      `{"event":"Component Printed","sourceOrderId":"${t.sourceOrderId}"}`,
+      `{"event":"Shipment Shipped \u{1F69A}","sourceOrderId":"${t.sourceOrderId}","shipmentIndex":0,"trackingNumber":"NEAR0"}`,
+    ]) {
+      expect((await h.post(body)).status).toBe(202);
+    }
+    await h.drained();
+    const history = (await h.store.history(SHOP, t.orderId)).map((e) => e.event);
+    expect(history).toEqual(
+      expect.arrayContaining([
+        '"Shipment Updated" from the print service (recorded, not acted on)',
+        '"Component Printed" from the print service (recorded, not acted on)',
+        '"Shipment Shipped 🚚" from the print service (recorded, not acted on)',
+      ]),
+    );
+    expect(shopifyOrder(t.orderId).fulfillments).toEqual([]);
+    expect((await h.store.get(SHOP, t.orderId))!.shipments.every((s) => s.status === 'pending')).toBe(true);
+  });
+
+  it('an "errored" after "shipped" leaves no stale problem (problems come only with their status)', async () => {
+    const t = await h.createOrder(21, { create: false });
+    expect((await h.post(shipped(t, 0, 'ERR0'))).status).toBe(202);
+    expect((await h.post(shipped(t, 1, 'ERR1'))).status).toBe(202);
+    await h.waitForLink(t.orderId, (l) => l.status === 'shipped');
+    expect((await h.post(`{"Status":"Order Errored","SourceOrderId":"${t.sourceOrderId}","errors":["late: file check failed"]}`)).status).toBe(202);
+    await h.drained();
+    const link = await h.store.get(SHOP, t.orderId);
+    expect(link!.status).toBe('shipped');
+    expect(link!.problems).toEqual([]);
+    expect((await h.store.history(SHOP, t.orderId)).map((e) => e.event)).toContain('print service: errored (kept shipped)');
+  });
 });

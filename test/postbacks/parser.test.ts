@@ -92,7 +92,7 @@ describe('parsePostback', () => {
   it('says why it does not understand a body', () => {
     expect(fails('')).toBe('empty body');
     expect(fails('[1,2]')).toBe('the body is not a JSON object');
-    expect(fails('{"status":"teleported","sourceOrderId":"a"}')).toContain('unknown event (status: "teleported")');
+    expect(fails('{"status":"teleported"}')).toContain('no order reference');
     expect(fails('{"sourceOrderId":"a"}')).toContain('no event, Event, status or OrderStatus field');
     expect(fails('{"status":"shipped"}')).toContain('no order reference');
     expect(fails('{"status":"shipped","sourceOrderId":"a","shipmentIndex":"first"}')).toContain('shipmentIndex: must be a whole number');
@@ -163,5 +163,53 @@ describe.skipIf(!haveFixtures)('real postbacks (local check on ../shared/fixture
         timestamp: '2018-12-08T05:52:56.584Z',
       },
     });
+  });
+});
+
+describe('events not acted on, exact words, limits and control characters (issue 13 item 7)', () => {
+  it.each([
+    ['Shipment Updated', 'Shipment Updated'],
+    ['Component Printed', 'Component Printed'],
+    ['Shipment Shipped 🚚', 'Shipment Shipped 🚚'],
+    ['not shipped', 'not shipped'],
+    ['shipped?', 'shipped?'],
+    ['Shipment-Shipped-Late', 'Shipment-Shipped-Late'],
+  ])('acknowledges %s as a noted event, never as one it acts on', (word, name) => {
+    const event = ok(JSON.stringify({ event: word, sourceOrderId: 'shop-1001', errorsClean: [] }));
+    expect(event).toMatchObject({ kind: 'noted', name, sourceOrderId: 'shop-1001' });
+  });
+
+  it.each([
+    ['shipment   SHIPPED', 'shipped'],
+    ['SHIPMENT_SHIPPED', 'shipped'],
+    ['  Order Print Ready ', 'print-ready'],
+    ['ORDER-CANCELLED', 'cancelled'],
+  ])('matches %s after normalising case and spacing', (word, kind) => {
+    expect(eventKindOf(word)).toBe(kind);
+  });
+
+  it('removes control characters and bidi overrides from what reaches Shopify', () => {
+    const event = ok(
+      JSON.stringify({ event: 'shipped', sourceOrderId: 'a\u0000b', shipmentIndex: 0, trackingNumber: 'RM\u202E123\u0000GB', carrier: { code: 'royal\u0007mail' }, errorsClean: ['bad\u2066 file'] }),
+    );
+    expect(event.trackingNumber).toBe('RM123GB');
+    expect(event.sourceOrderId).toBe('ab');
+    expect(event.carrier?.code).toBe('royalmail');
+    expect(event.errors).toEqual(['bad file']);
+  });
+
+  it('refuses values over their length limits instead of cutting them, and cuts only error texts', () => {
+    expect(fails(JSON.stringify({ event: 'shipped', sourceOrderId: 'a', trackingNumber: 'T'.repeat(101) }))).toMatch(/trackingNumber/);
+    expect(fails(JSON.stringify({ event: 'shipped', sourceOrderId: 'a'.repeat(201) }))).toMatch(/sourceOrderId/);
+    expect(fails(JSON.stringify({ event: 'x'.repeat(101), sourceOrderId: 'a' }))).toMatch(/longer than 100/);
+    const many = ok(JSON.stringify({ event: 'errored', sourceOrderId: 'a', errorsClean: Array.from({ length: 80 }, () => 'e'.repeat(2_000)) }));
+    expect(many.errors).toHaveLength(50);
+    expect(many.errors[0]!.length).toBe(1_000);
+  });
+
+  it('says a body nested too deeply is not understood, without walking it', () => {
+    const deep = `{"event":"shipped","sourceOrderId":"a","x":${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    expect(fails(deep)).toMatch(/nested deeper than 32 levels/);
+    expect(ok('{"event":"shipped","sourceOrderId":"a","note":"[[[[{{{{ in a string is text"}').kind).toBe('shipped');
   });
 });
