@@ -41,7 +41,8 @@ afterAll(async () => {
   await orders.close();
 });
 
-describe('print-bridge print-api', () => {
+// Each test starts the command line once or twice (a few seconds each, many more on a loaded machine).
+describe('print-bridge print-api', { timeout: 60_000 }, () => {
   it('list --page 2 --pagesize 5 sends a signed GET /api/order?page=2&pagesize=5 and prints the JSON answer', async () => {
     const result = await runBin(['print-api', 'list', '--page', '2', '--pagesize', '5'], env);
     expect(result.code).toBe(0);
