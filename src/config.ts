@@ -94,7 +94,9 @@ export const configSchema = z.object({
   PRINT_API_CONNECT_TIMEOUT_MS: positiveInt(5_000),
   /** Time allowed for the print service's answer (headers and body) once connected. */
   PRINT_API_TIMEOUT_MS: positiveInt(30_000),
-  POSTBACK_TOKEN: commaList,
+  POSTBACK_TOKEN: commaList.pipe(
+    z.array(z.string().min(32, 'each token must be at least 32 characters (openssl rand -hex 24): it is all that guards the postback URL')).optional(),
+  ),
   /** Whether Shopify e-mails the customer when a shipment becomes a fulfillment with tracking. */
   SHOPIFY_NOTIFY_CUSTOMER: z.preprocess(
     emptyToUndefined,
@@ -126,7 +128,22 @@ export const configSchema = z.object({
       .array(z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]\.?$/i, 'each entry must be a host name or *.domain'))
       .optional(),
   ),
-  ADMIN_TOKEN: optionalString,
+  ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
+  /** Accept a Redis that would lose acknowledged jobs on a crash (no AOF, no replica) or evicts keys; demo and tests only. */
+  REDIS_ALLOW_VOLATILE: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  ),
+  /** Bearer token that `GET /metrics` requires; unset: /metrics is not served on the public port. */
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
+  /** A separate port for `GET /metrics` without a token, bound to METRICS_HOST (127.0.0.1 by default). */
+  METRICS_PORT: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int().min(1).max(65535).optional()),
+  METRICS_HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
+  /** Proxy hops in front of the app whose X-Forwarded-* headers are believed (Express `trust proxy` as a number). */
+  TRUST_PROXY: wholeAtLeastZero(0),
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */
   POSTBACK_BASIC_AUTH: z.preprocess(emptyToUndefined, z.string().regex(/^[^:]+:.+$/, 'must be user:password').optional()),
   LOG_LEVEL: z.preprocess(

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -14,6 +14,7 @@ import { createQueues, enqueuePrintEvent, enqueueReexamine, jobId, type Queues }
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
 import { createRedis, waitForRedis } from '../redis.js';
+import { checkRedisDurability, redisDurabilityCheck } from '../redis-durability.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { ShopSessions } from '../shopify/sessions.js';
@@ -46,6 +47,8 @@ export interface RuntimeOptions {
 export interface Runtime {
   /** The web role's address, when it runs. */
   url?: string;
+  /** `GET /metrics` on METRICS_PORT, when set. */
+  metricsUrl?: string;
   server?: Server;
   store: OrderStore;
   queues: Queues;
@@ -74,6 +77,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     workerRedis?.disconnect();
     throw new Error(`Redis at ${config.REDIS_URL} is not reachable: ${error.message}`);
   });
+
+  // Checked at start as well as in /readyz: an operator reading the start-up log learns it before the first order.
+  const durability = await checkRedisDurability(requestRedis).catch((error: Error) => ({ durable: false, reasons: [`INFO failed: ${error.message}`] }));
+  if (!durability.durable) {
+    if (config.REDIS_ALLOW_VOLATILE) logger.warn({ reasons: durability.reasons }, 'Redis may lose acknowledged jobs on a crash; accepted because REDIS_ALLOW_VOLATILE=true');
+    else logger.error({ reasons: durability.reasons }, 'Redis may lose acknowledged jobs on a crash: /readyz fails until it is fixed (or REDIS_ALLOW_VOLATILE=true for a demo)');
+  }
 
   const adminOrigin = configureAdminApiOrigin(config);
   if (adminOrigin) logger.warn({ adminOrigin }, 'Admin API calls go to SHOPIFY_ADMIN_API_ORIGIN (development and tests only)');
@@ -150,6 +160,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const app = createWebApp({
       logger,
       metrics,
+      metricsToken: config.METRICS_TOKEN,
+      trustProxy: config.TRUST_PROXY,
       liveness: () => liveness.check(),
       webhooks: {
         verify: libraryWebhookVerifier(shopify),
@@ -159,6 +171,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       },
       readiness: [
         { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },
+        { name: 'redis-durability', check: redisDurabilityCheck(requestRedis, config.REDIS_ALLOW_VOLATILE) },
         {
           name: 'mappings',
           check: async () => ({ ok: registry.ready(), detail: describeMappings(registry) }),
@@ -239,6 +252,27 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger.info({ url }, 'web: listening');
   }
 
+  // METRICS_PORT: Prometheus scrapes a private address, no token needed; nothing else is served there.
+  let metricsServer: Server | undefined;
+  if (config.METRICS_PORT !== undefined) {
+    metricsServer = createServer((req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"ok":false,"error":"not found"}');
+        return;
+      }
+      metrics.render().then(
+        ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    });
+    metricsServer.listen(config.METRICS_PORT, config.METRICS_HOST);
+    await new Promise<void>((resolve, reject) => {
+      metricsServer!.once('listening', resolve);
+      metricsServer!.once('error', reject);
+    });
+    logger.info({ host: config.METRICS_HOST, port: config.METRICS_PORT }, 'metrics: listening');
+  }
+
   if (options.roles.worker && workerRedis) {
     workers = startWorkers(deps, {
       connection: workerRedis,
@@ -264,6 +298,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   return {
     url,
+    metricsUrl: metricsServer ? `http://${config.METRICS_HOST}:${(metricsServer.address() as AddressInfo).port}/metrics` : undefined,
     server,
     store,
     queues,
@@ -274,6 +309,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     workers,
     close() {
       closing ??= (async () => {
+        metricsServer?.close();
         if (server) {
           server.closeIdleConnections();
           await new Promise<void>((resolve) => server!.close(() => resolve()));

@@ -144,6 +144,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         PRINT_API_SECRET: DEMO_ACCOUNT.secret,
         PRINT_SOURCE_ACCOUNT: DEMO_ACCOUNT.name,
         POSTBACK_TOKEN: postbackToken,
+        // The demo's Redis keeps nothing on disk: fine for a demo, refused in production (docs/operations.md).
+        REDIS_ALLOW_VOLATILE: 'true',
         ADMIN_TOKEN: options.adminToken ?? secret(16),
         MAPPINGS_DIR: mappingsDir,
         // Nothing goes silent in a run of seconds; the reconciliation would only add a scheduler to clean up.

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
@@ -17,13 +18,19 @@ export interface WebDeps {
   liveness?: () => { ok: boolean; problems: string[] };
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
   mount?: (app: Express) => void;
+  /** METRICS_TOKEN: `GET /metrics` on this port needs it as a bearer token; without it /metrics is not served here. */
+  metricsToken?: string;
+  /** TRUST_PROXY: how many proxy hops' X-Forwarded-* headers are believed (0: none; the peer address is the client). */
+  trustProxy?: number;
 }
 
 /** The web role: fast, stateless request handling that verifies, queues and answers. */
 export function createWebApp(deps: WebDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // Believing X-Forwarded-For from anyone would let a client choose its own address (and so escape the login
+  // throttle); only the hops the operator declares are trusted.
+  app.set('trust proxy', deps.trustProxy ?? 0);
 
   app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), async (req: Request, res: Response) => {
     const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
@@ -70,9 +77,17 @@ export function createWebApp(deps: WebDeps): Express {
     res.status(ok ? 200 : 503).json({ ok, checks: results });
   });
 
-  if (deps.metrics) {
+  if (deps.metrics && deps.metricsToken) {
+    // Metrics name shops and reveal volumes: on the public port they need the bearer token (METRICS_PORT serves them
+    // without one on a private address instead; operations.md).
     const metrics = deps.metrics;
-    app.get('/metrics', async (_req, res) => {
+    const expected = digest(deps.metricsToken);
+    app.get('/metrics', async (req, res) => {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+      if (!timingSafeEqual(digest(given), expected)) {
+        res.set('www-authenticate', 'Bearer realm="print-bridge metrics"').status(401).json({ ok: false, error: 'metrics need the METRICS_TOKEN bearer token' });
+        return;
+      }
       const { contentType, body } = await metrics.render();
       res.type(contentType).send(body);
     });
@@ -90,6 +105,10 @@ export function createWebApp(deps: WebDeps): Express {
     res.status(status).json({ ok: false, error: status === 500 ? 'internal error' : error.message });
   });
   return app;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -17,7 +17,7 @@ describe('admin access', () => {
   let otherPath: string;
 
   beforeAll(async () => {
-    h = await startHarness({ env: { ADMIN_TOKEN } });
+    h = await startHarness({ env: { ADMIN_TOKEN, TRUST_PROXY: '1' } });
     h.standIn.seedOrder(SHOP, held);
     await h.sendWebhook('orders/paid', held);
     const raw = JSON.stringify(otherHeld);
@@ -197,7 +197,7 @@ describe('admin access', () => {
     const broken = await admin.post('/admin/mappings/preview', { _csrf: csrf, body: '{"line_items": [' });
     expect(await broken.text()).toContain('The body is not JSON');
 
-    await fetch(`${h.runtime.url}/postbacks/postback-test-token`, { method: 'POST', body: '<b>not an event</b>' });
+    await fetch(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`, { method: 'POST', body: '<b>not an event</b>' });
     const problems = await admin.page('/admin/problems');
     expect(problems).toContain('&#60;b&#62;not an event&#60;/b&#62;');
     const action = /action="(\/admin\/postbacks\/[^"]+\/dismiss)"/.exec(problems)![1]!;
@@ -236,7 +236,7 @@ describe('admin access', () => {
   });
 
   it('slows down guessing the operator token', async () => {
-    // A client address of its own (the app trusts X-Forwarded-For from its proxy).
+    // A client address of its own (this app is told it runs behind one proxy, TRUST_PROXY=1, and the test is it).
     const attempt = (token: string) =>
       fetch(`${h.runtime.url}/admin/login`, { method: 'POST', body: new URLSearchParams({ token }), headers: { 'x-forwarded-for': '203.0.113.9' }, redirect: 'manual' });
     for (let i = 0; i < 10; i++) expect((await attempt(`guess-${i}`)).status).toBe(401);

@@ -39,7 +39,7 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
       mapping: testMapping({ validate: false }),
       emulator: { manual: false, delays: { receivedMs: 20, printReadyMs: 40, shipMs: 60 } },
     });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
     for (const body of [shipped, card, held]) {
       h.standIn.seedOrder(SHOP, body);
       await h.sendWebhook('orders/paid', body);
@@ -50,7 +50,7 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
       body: raw,
       headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/paid', shop: UNCONNECTED, webhookId: randomUUID() }),
     });
-    await fetch(`${h.runtime.url}/postbacks/postback-test-token`, { method: 'POST', body: '{"event": "Shipment Shipped", "OrderId": <b>oops</b>' });
+    await fetch(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`, { method: 'POST', body: '{"event": "Shipment Shipped", "OrderId": <b>oops</b>' });
     // Shipped and fulfilled in Shopify, both shipments: no job of it is still running when the test ends.
     await waitFor(
       async () => {

@@ -31,7 +31,7 @@ describe('resubmit after fixing the mapping', () => {
         ]),
       },
     });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
     admin = await AdminClient.login(h.runtime.url!);
   });
   afterAll(() => h.close());

@@ -135,15 +135,15 @@ describe('print-bridge demo', () => {
       redisUrl: TEST_REDIS_URL,
       ...FAST,
       keepRunning: true,
-      adminToken: 'chosen-operator-token',
+      adminToken: 'chosen-operator-token-0123456789abc',
       scenarios: demoScenarios().filter((s) => s.name === 'unmapped item'),
     });
     try {
       expect(result.exitCode, text()).toBe(0);
       const stack = result.stack!;
       expect((await fetch(`${stack.appUrl}/healthz`)).status).toBe(200);
-      expect(stack.config.ADMIN_TOKEN).toBe('chosen-operator-token');
-      expect(text()).toContain(`${stack.appUrl}/admin  (log in with ADMIN_TOKEN chosen-operator-token)`);
+      expect(stack.config.ADMIN_TOKEN).toBe('chosen-operator-token-0123456789abc');
+      expect(text()).toContain(`${stack.appUrl}/admin  (log in with ADMIN_TOKEN chosen-operator-token-0123456789abc)`);
       expect(text()).toContain(stack.emulator.baseUrl);
       expect(text()).toContain(stack.standIn.origin);
     } finally {

@@ -15,6 +15,9 @@ import { signedWebhookHeaders } from './shopify-webhooks.js';
 export const SHOP = 'acme-print-test.myshopify.com';
 export const SHOP_TOKEN = 'shpat_test_token';
 export const SHOPIFY_SECRET = 'shpss_harness_secret';
+/** The bearer token `GET /metrics` needs in the harness's app. */
+export const HARNESS_METRICS_TOKEN = 'metrics-token-for-tests-0123456789abcdef';
+export const metricsHeaders = { authorization: `Bearer ${HARNESS_METRICS_TOKEN}` };
 
 /** A mapping for integration tests: every SKU prints as itself with one artwork URL, grouped by vendor. */
 export function testMapping(extra: { holdMinutes?: number; validate?: boolean; unmapped?: 'hold' | 'skip' } = {}): string {
@@ -82,7 +85,10 @@ export async function startHarness(
       PRINT_API_TOKEN: 'demo-token',
       PRINT_API_SECRET: 'demo-secret',
       PRINT_SOURCE_ACCOUNT: 'demo-brand',
-      POSTBACK_TOKEN: 'postback-test-token',
+      POSTBACK_TOKEN: 'postback-test-token-0123456789abcdef',
+      // The test Redis keeps nothing on disk (as CI's); the durability check has tests of its own.
+      REDIS_ALLOW_VOLATILE: 'true',
+      METRICS_TOKEN: HARNESS_METRICS_TOKEN,
       MAPPINGS_DIR: mappingsDir,
       LOG_LEVEL: 'silent',
       ...options.env,

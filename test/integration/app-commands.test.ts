@@ -33,7 +33,8 @@ function appEnv(port: number): Record<string, string> {
     PRINT_API_TOKEN: 't',
     PRINT_API_SECRET: 's',
     PRINT_SOURCE_ACCOUNT: 'demo-brand',
-    POSTBACK_TOKEN: 'pb-token',
+    POSTBACK_TOKEN: 'pb-token-0123456789abcdef0123456789',
+    REDIS_ALLOW_VOLATILE: 'true',
     MAPPINGS_DIR: mappingsDir,
     LOG_LEVEL: 'silent',
   };
@@ -102,6 +103,7 @@ describe('print-bridge start', () => {
       expect(ready.status).toBe(200);
       expect(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks).toEqual([
         expect.objectContaining({ name: 'redis', ok: true }),
+        expect.objectContaining({ name: 'redis-durability', ok: true }),
         expect.objectContaining({ name: 'mappings', ok: true }),
       ]);
 

@@ -20,7 +20,7 @@ describe('fulfillment orders Shopify holds', () => {
       // Re-checks after 1 s (doubling): the missed-webhook case needs no Shopify webhook at all.
       env: { ADMIN_TOKEN, SHOPIFY_HOLD_RECHECK_SECONDS: '1' },
     });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
     h.standIn.configureWebhooks({ url: `${h.runtime.url}/webhooks`, secret: SHOPIFY_SECRET });
     admin = await AdminClient.login(h.runtime.url!);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTriggers } from '../../src/emulator/demo-triggers.js';
 import { parseTriggers } from '../../src/emulator/triggers.js';
-import { type Harness, orderBody, SHOP, startHarness, waitFor } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, startHarness, waitFor, metricsHeaders } from '../helpers/harness.js';
 
 /**
  * The whole loop through the real app: a Shopify webhook becomes a print order at the emulator, whose triggers (the
@@ -12,7 +12,7 @@ describe('full loop', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ emulator: { manual: false, delays: { receivedMs: 20, printReadyMs: 40, shipMs: 60 } } });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
   });
   afterAll(() => h.close());
 
@@ -56,14 +56,14 @@ describe('full loop', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(h.standIn.getOrder(SHOP, body.admin_graphql_api_id)!.fulfillments).toHaveLength(2);
 
-    const metrics = await (await fetch(`${h.runtime.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.runtime.url}/metrics`, { headers: metricsHeaders })).text();
     expect(metrics).toMatch(/print_bridge_postbacks_total\{event="shipped",outcome="queued"\} 2/);
   });
 
   it('refuses a postback with an unknown token and keeps one it cannot understand', async () => {
     const unknown = await fetch(`${h.runtime.url}/postbacks/wrong-token`, { method: 'POST', body: '{"event":"shipped"}' });
     expect(unknown.status).toBe(401);
-    const garbage = await fetch(`${h.runtime.url}/postbacks/postback-test-token`, { method: 'POST', body: 'this is not { json' });
+    const garbage = await fetch(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`, { method: 'POST', body: 'this is not { json' });
     expect(garbage.status).toBe(400);
     const kept = await h.runtime.store.listUnreadablePostbacks();
     expect(kept.entries.map((k) => k.body)).toContain('this is not { json');

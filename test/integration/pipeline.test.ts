@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitJobId } from '../../src/queue/queues.js';
-import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor, metricsHeaders } from '../helpers/harness.js';
 
 /**
  * The path from a Shopify webhook to an acknowledged print order, through the real app: Express intake, BullMQ on
@@ -126,7 +126,7 @@ describe('metrics', () => {
     await h.sendWebhook('orders/paid', body);
     await h.sendWebhook('orders/paid', 'not json');
     await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'));
-    const res = await fetch(`${h.runtime.url}/metrics`);
+    const res = await fetch(`${h.runtime.url}/metrics`, { headers: metricsHeaders });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTENANCE_JOBS } from '../../src/app/maintenance.js';
-import { type Harness, orderBody, SHOP, startHarness, waitFor } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, startHarness, waitFor, metricsHeaders } from '../helpers/harness.js';
 
 /**
  * The reconciliation jobs through the real app: postbacks that never came (the emulator has no triggers here) and an
@@ -79,7 +79,7 @@ describe('reconciliation', () => {
     const atPrinter = h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId);
     expect(atPrinter).toHaveLength(1);
     expect((atPrinter[0]!.record.orderData.items as { sku: string; quantity: number }[]).map((i) => [i.sku, i.quantity])).toEqual([['PRINT-LOST', 1]]);
-    const metrics = await (await fetch(`${h.runtime.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.runtime.url}/metrics`, { headers: metricsHeaders })).text();
     expect(metrics).toMatch(/print_bridge_reconciled_total\{outcome="recovered"\} [1-9]/);
     // A cancelled order is not resurrected.
     expect(await h.runtime.store.get(SHOP, young.admin_graphql_api_id)).toBeUndefined();

@@ -1,0 +1,114 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { judgeDurability, parseInfo } from '../../src/redis-durability.js';
+import { freePort } from '../helpers/private-redis.js';
+import { startPrivateRedis } from '../helpers/private-redis.js';
+import { HARNESS_METRICS_TOKEN, startHarness, type Harness } from '../helpers/harness.js';
+
+/**
+ * Issue 12 items 7 and 13 against the running app: a Redis that would lose acknowledged jobs makes /readyz fail with
+ * the reason; /metrics is not served to anyone on the public port; short operator tokens are refused at start.
+ */
+
+type Readiness = { ok: boolean; checks: { name: string; ok: boolean; detail?: string }[] };
+
+async function readiness(h: Harness): Promise<{ status: number; body: Readiness }> {
+  const res = await fetch(`${h.runtime.url}/readyz`);
+  return { status: res.status, body: (await res.json()) as Readiness };
+}
+
+describe('Redis durability (issue 12 item 7)', () => {
+  let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+  let h: Harness;
+  let admin: Redis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis({ appendonly: false });
+    admin = new Redis(redis.url);
+    h = await startHarness({ env: { REDIS_URL: redis.url, REDIS_ALLOW_VOLATILE: 'false' } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    admin?.disconnect();
+    await redis?.stop();
+  });
+
+  it('fails /readyz with the reason while Redis has no AOF and no replica, and passes once AOF is on', async () => {
+    const before = await readiness(h);
+    expect(before.status).toBe(503);
+    const check = before.body.checks.find((c) => c.name === 'redis-durability')!;
+    expect(check.ok).toBe(false);
+    expect(check.detail).toMatch(/appendonly/);
+
+    await admin.config('SET', 'appendonly', 'yes');
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    const evicting = await readiness(h);
+    expect(evicting.status).toBe(503);
+    expect(evicting.body.checks.find((c) => c.name === 'redis-durability')!.detail).toMatch(/maxmemory-policy is allkeys-lru/);
+
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    const after = await readiness(h);
+    expect(after.body.checks.find((c) => c.name === 'redis-durability')).toMatchObject({ ok: true });
+  });
+
+  it('accepts a primary whose writes a replica must acknowledge, and says why each set-up is refused', () => {
+    const replicated = parseInfo('# Replication\r\nrole:master\r\nconnected_slaves:1\r\nmin_slaves_good_slaves:1\r\n# Memory\r\nmaxmemory_policy:noeviction\r\n');
+    expect(judgeDurability(replicated)).toEqual({ durable: true, reasons: [] });
+    const volatile = judgeDurability(parseInfo('aof_enabled:0\nmaxmemory_policy:volatile-lru\n'));
+    expect(volatile.durable).toBe(false);
+    expect(volatile.reasons).toHaveLength(2);
+  });
+});
+
+describe('REDIS_ALLOW_VOLATILE, metrics and operator tokens (issue 12 items 7 and 13)', () => {
+  let h: Harness;
+  let metricsPort: number;
+  beforeAll(async () => {
+    metricsPort = await freePort();
+    h = await startHarness({ env: { METRICS_PORT: String(metricsPort) } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('passes /readyz on a volatile Redis when REDIS_ALLOW_VOLATILE=true, saying so', async () => {
+    const { status, body } = await readiness(h);
+    expect(status).toBe(200);
+    expect(body.checks.find((c) => c.name === 'redis-durability')!.detail).toMatch(/^REDIS_ALLOW_VOLATILE=true: /);
+  });
+
+  it('serves /metrics on the public port only with the bearer token', async () => {
+    expect((await fetch(`${h.runtime.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${h.runtime.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-wrong-token-wrong-token' } })).status).toBe(401);
+    const right = await fetch(`${h.runtime.url}/metrics`, { headers: { authorization: `Bearer ${HARNESS_METRICS_TOKEN}` } });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain('print_bridge_');
+  });
+
+  it('serves /metrics without a token on METRICS_PORT, bound to 127.0.0.1, and nothing else there', async () => {
+    expect(h.runtime.metricsUrl).toBe(`http://127.0.0.1:${metricsPort}/metrics`);
+    const res = await fetch(h.runtime.metricsUrl!);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('print_bridge_');
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/admin`)).status).toBe(404);
+  });
+
+  it('does not serve /metrics on the public port at all without METRICS_TOKEN', async () => {
+    const bare = await startHarness({ env: { METRICS_TOKEN: '' } });
+    try {
+      expect((await fetch(`${bare.runtime.url}/metrics`)).status).toBe(404);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('refuses ADMIN_TOKEN, METRICS_TOKEN and POSTBACK_TOKEN entries shorter than 32 characters, with the reason', () => {
+    const long = 'x'.repeat(32);
+    expect(() => loadConfig({ env: { ADMIN_TOKEN: 'short' }, dotenvPath: false })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { ADMIN_TOKEN: 'short' }, dotenvPath: false })).toThrow(/ADMIN_TOKEN: must be at least 32 characters/);
+    expect(() => loadConfig({ env: { POSTBACK_TOKEN: `${long},short` }, dotenvPath: false })).toThrow(/POSTBACK_TOKEN.*at least 32 characters/);
+    expect(() => loadConfig({ env: { METRICS_TOKEN: 'short' }, dotenvPath: false })).toThrow(/METRICS_TOKEN/);
+    const ok = loadConfig({ env: { ADMIN_TOKEN: long, POSTBACK_TOKEN: `${long},${long}y` }, dotenvPath: false });
+    expect(ok.POSTBACK_TOKEN).toHaveLength(2);
+  });
+});
