@@ -53,21 +53,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { PRINT_API_CONNECT_TIMEOUT_MS: '-1', POSTBACK_TOKEN: 'x' }, dotenvPath: false })).toThrow(
       /PRINT_API_CONNECT_TIMEOUT_MS: must be above 0/,
     );
-    try {
-      loadConfig({ env: { ADMIN_TOKEN: 'hunter2' }, require: ['APP_URL'], dotenvPath: false });
-    } catch (e) {
-      expect((e as Error).message).not.toContain('hunter2');
+    for (const env of [{ ADMIN_TOKEN: 'hunter2' }, { ADMIN_TOKEN: 'hunter2-hunter2-hunter2-hunter2-long' }, { POSTBACK_TOKEN: 'hunter2' }]) {
+      expect(() => loadConfig({ env, require: ['APP_URL'], dotenvPath: false })).toThrow(ConfigError);
+      try {
+        loadConfig({ env, require: ['APP_URL'], dotenvPath: false });
+      } catch (e) {
+        expect((e as Error).message).not.toContain('hunter2');
+      }
     }
   });
 
   it('reads .env, with the environment winning', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-test-'));
     const file = join(dir, '.env');
-    writeFileSync(file, 'PORT=4100\nPRINT_API_TOKEN=from-file\nPOSTBACK_TOKEN=a, b ,,c\n');
+    writeFileSync(file, 'PORT=4100\nPRINT_API_TOKEN=from-file\nPOSTBACK_TOKEN=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb ,,cccccccccccccccccccccccccccccccc\n');
     const config = loadConfig({ env: { PORT: '4200' }, dotenvPath: file });
     expect(config.PORT).toBe(4200);
     expect(config.PRINT_API_TOKEN).toBe('from-file');
-    expect(config.POSTBACK_TOKEN).toEqual(['a', 'b', 'c']);
+    expect(config.POSTBACK_TOKEN).toEqual(['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', 'cccccccccccccccccccccccccccccccc']);
   });
 
   it('defaults the orders address to the base address', () => {

@@ -28,6 +28,14 @@ const REDACT_PATHS = [
   '*.billing_address',
   'customer',
   '*.customer',
+  // Errors are logged whole (message, stack, cause, own fields): what a library attaches of the request or response
+  // may carry credentials or a customer's data.
+  'err.request',
+  'err.response',
+  'err.config',
+  'err.options',
+  'err.headers',
+  'err.body',
 ];
 
 export function createLogger(options: { level?: string; name?: string; destination?: NodeJS.WritableStream } = {}): Logger {

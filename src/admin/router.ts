@@ -21,6 +21,7 @@ import { type AdminFailedJobs, isCurrentFailure } from './failed-jobs.js';
 import { html, type Html } from './html.js';
 import type { AdminMappingPort } from './mappings.js';
 import { type AdminSession, equalText, OPERATOR_SESSION_MS, SessionSigner, SHOP_SESSION_MS } from './session.js';
+import { type LoginGuard, MemoryLoginGuard } from './login-guard.js';
 import { loginPage, mappingsPage, messagePage, orderPage, ordersPage, type PageContext, problemsPage } from './views.js';
 
 /**
@@ -61,6 +62,8 @@ export interface AdminDeps {
   queues: readonly Queue[];
   /** Operator login; without it only embedded access works. */
   adminToken?: string;
+  /** Login failures and logouts shared by every web process (RedisLoginGuard); default: this process's memory. */
+  loginGuard?: LoginGuard;
   /** Embedded access from Shopify admin; without it only operators get in. */
   embedded?: EmbeddedAuth;
   /** Whether the app holds an Admin API token for the shop (else the embedded page offers to connect it). */
@@ -75,9 +78,6 @@ export interface AdminDeps {
 
 export const SESSION_COOKIE = 'pb_admin';
 const PAGE_SIZE = 25;
-/** Wrong operator tokens allowed per client address in a window, per web process, before logins wait. */
-const LOGIN_FAILURES_ALLOWED = 10;
-const LOGIN_WINDOW_MS = 15 * 60_000;
 const PROBLEM_LIST_LIMIT = 100;
 
 const loginForm = z.object({ token: z.string().min(1).max(1000) });
@@ -121,29 +121,25 @@ export function createAdminRouter(deps: AdminDeps): Router {
     sendHtml(res, 200, loginPage({ enabled: Boolean(deps.adminToken) }));
   });
 
-  // Guessing the token is slowed down per client address (in this process; several web processes each count).
-  const loginFailures = new Map<string, { count: number; resetAt: number }>();
-  router.post('/admin/login', forms, (req, res) => {
+  // Guessing the token is slowed down per client address and overall (login-guard.ts; shared through Redis).
+  const guard = deps.loginGuard ?? new MemoryLoginGuard(clock);
+  router.post('/admin/login', forms, async (req, res) => {
     pageHeaders(res, undefined);
     if (!sameOrigin(req)) return refuseOrigin(req, res);
     if (!deps.adminToken) return sendHtml(res, 403, loginPage({ enabled: false }));
     const client = req.ip ?? 'unknown';
-    const now = clock().getTime();
-    const failures = loginFailures.get(client);
-    if (failures && failures.resetAt > now && failures.count >= LOGIN_FAILURES_ALLOWED) {
-      res.set('Retry-After', String(Math.ceil((failures.resetAt - now) / 1000)));
-      return sendHtml(res, 429, loginPage({ enabled: true, error: 'Too many wrong tokens from this address; try again later.' }));
+    const wait = await guard.blockedFor(client);
+    if (wait > 0) {
+      res.set('Retry-After', String(wait));
+      return sendHtml(res, 429, loginPage({ enabled: true, error: 'Too many wrong tokens; try again later.' }));
     }
     const parsed = loginForm.safeParse(req.body);
     if (!parsed.success || !equalText(parsed.data.token, deps.adminToken)) {
-      const current = failures && failures.resetAt > now ? failures : { count: 0, resetAt: now + LOGIN_WINDOW_MS };
-      current.count += 1;
-      if (loginFailures.size > 10_000) loginFailures.clear();
-      loginFailures.set(client, current);
-      deps.logger.warn({ route: 'admin/login', ip: client, failures: current.count }, 'operator login refused');
+      await guard.fail(client);
+      deps.logger.warn({ route: 'admin/login', ip: client }, 'operator login refused');
       return sendHtml(res, 401, loginPage({ enabled: true, error: 'That token is not right.' }));
     }
-    loginFailures.delete(client);
+    await guard.succeed(client);
     const { token } = signer.create({ kind: 'operator' }, OPERATOR_SESSION_MS);
     res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/admin', maxAge: OPERATOR_SESSION_MS });
     deps.logger.info({ route: 'admin/login', ip: req.ip }, 'operator logged in');
@@ -174,7 +170,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
     next();
   });
 
-  router.post('/admin/logout', (_req, res) => {
+  router.post('/admin/logout', async (_req, res) => {
+    // The cookie is cleared, and the session itself ends: a copy of the cookie no longer works anywhere.
+    const { session } = viewerOf(res);
+    if (session.kind === 'operator') await guard.revoke(session.sid, session.exp);
     res.clearCookie(SESSION_COOKIE, { path: '/admin' });
     res.redirect(303, '/admin/login');
   });
@@ -326,6 +325,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
       if (viewerOf(res).session.kind !== 'operator') return forbidden(res);
       next();
     },
+    keepDashboardLocal,
     board.getRouter() as express.RequestHandler,
   );
 
@@ -334,6 +334,22 @@ export function createAdminRouter(deps: AdminDeps): Router {
   return router;
 
   // ---- helpers -------------------------------------------------------------------------------------------------
+
+  /**
+   * bull-board's page links Google Fonts: an operator's browser would tell Google about every visit, and the page
+   * waits on the internet. The link is taken out of the rendered page (it falls back to the system font), and the
+   * Content-Security-Policy keeps the dashboard to this origin whatever a later version adds.
+   */
+  function keepDashboardLocal(_req: Request, res: Response, next: express.NextFunction): void {
+    res.set('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'");
+    const render = res.render.bind(res);
+    res.render = ((view: string, options?: object) =>
+      render(view, options ?? {}, (error: Error | null, html: string) => {
+        if (error) return next(error);
+        res.send(html.replace(/<link[^>]*\/\/fonts\.(googleapis|gstatic)\.com[^>]*>/g, ''));
+      })) as typeof res.render;
+    next();
+  }
 
   async function resolveViewer(req: Request): Promise<Viewer | undefined> {
     const body = req.body as Record<string, unknown> | undefined;
@@ -345,7 +361,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const idToken = typeof req.query.id_token === 'string' ? req.query.id_token : undefined;
     if (idToken) return embeddedViewer(idToken);
     const session = signer.verify(cookieValue(req, SESSION_COOKIE));
-    return session?.kind === 'operator' ? { session } : undefined;
+    if (session?.kind !== 'operator' || (await guard.isRevoked(session.sid))) return undefined;
+    return { session };
   }
 
   async function embeddedViewer(idToken: string): Promise<Viewer | undefined> {

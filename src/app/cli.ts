@@ -36,7 +36,7 @@ export function registerAppCommands(program: Command): void {
               process.exit(0);
             },
             (error: Error) => {
-              logger.error({ err: { message: error.message } }, 'error while stopping');
+              logger.error({ err: error }, 'error while stopping');
               process.exit(1);
             },
           );

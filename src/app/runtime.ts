@@ -23,6 +23,7 @@ import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
 import { LivenessMonitor } from '../web/liveness.js';
 import { createAdminRouter } from '../admin/router.js';
+import { RedisLoginGuard } from '../admin/login-guard.js';
 import { queueFailedJobs } from '../admin/failed-jobs.js';
 import { registryAdminMappings } from '../admin/mappings.js';
 import { createPostbackRouter } from '../web/postbacks.js';
@@ -104,7 +105,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const printService = new PrintServiceClient({
     ...printApiSettings(config),
     onRetry: ({ operation, attempt, delayMs, error }) =>
-      logger.warn({ operation, attempt, delayMs, err: { message: error.message } }, 'print service call retried'),
+      logger.warn({ operation, attempt, delayMs, err: error }, 'print service call retried'),
     onCall: ({ operation, status, durationMs }) => {
       metrics.printCalls.inc({ operation, status });
       metrics.printLatency.observe({ operation }, durationMs / 1000);
@@ -206,6 +207,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
               mappings: registryAdminMappings(registry),
               queues: [webQueues.webhooks, webQueues.orders, webQueues.events, webQueues.shopify, webQueues.maintenance],
               adminToken: config.ADMIN_TOKEN,
+              loginGuard: new RedisLoginGuard(requestRedis, prefix, deps.clock),
               embedded:
                 config.SHOPIFY_API_KEY && config.SHOPIFY_API_SECRET
                   ? { apiKey: config.SHOPIFY_API_KEY, decodeSessionToken: (token) => shopify.session.decodeSessionToken(token) }

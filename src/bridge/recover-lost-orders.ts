@@ -68,7 +68,7 @@ export async function recoverLostOrders(
     } catch (error) {
       // One shop's revoked token must not stop the others; the next run tries again.
       outcome.failedShops.push({ shop, reason: (error as Error).message });
-      deps.logger.warn({ shop, err: { message: (error as Error).message } }, 'lost-order check: could not list the shop’s orders');
+      deps.logger.warn({ shop, err: error }, 'lost-order check: could not list the shop’s orders');
       continue;
     }
     for (const order of orders) {
@@ -83,7 +83,7 @@ export async function recoverLostOrders(
         body = await deps.fetchOrderBody(shop, order.id);
       } catch (error) {
         outcome.failedOrders.push({ shop, orderId: order.id, reason: (error as Error).message });
-        deps.logger.warn({ shop, orderId: order.id, err: { message: (error as Error).message } }, 'lost-order check: could not read the order; the next run tries again');
+        deps.logger.warn({ shop, orderId: order.id, err: error }, 'lost-order check: could not read the order; the next run tries again');
         continue;
       }
       if (!body) continue;

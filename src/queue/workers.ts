@@ -159,11 +159,11 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       const data = job?.data as { shop?: string; orderId?: string; topic?: string } | undefined;
       const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
       options.logger[final ? 'error' : 'warn'](
-        { queue: worker.name, jobId: job?.id, shop: data?.shop, orderId: data?.orderId, topic: data?.topic, attemptsMade: job?.attemptsMade, err: { message: error.message, name: error.name } },
+        { queue: worker.name, jobId: job?.id, shop: data?.shop, orderId: data?.orderId, topic: data?.topic, attemptsMade: job?.attemptsMade, err: error },
         final ? 'job failed for good' : 'job failed; it will be retried',
       );
     });
-    worker.on('error', (error) => options.logger.error({ queue: worker.name, err: { message: error.message } }, 'worker error'));
+    worker.on('error', (error) => options.logger.error({ queue: worker.name, err: error }, 'worker error'));
     const metrics = options.metrics;
     if (metrics) {
       const observe = (job: Job | undefined, outcome: string) => {
@@ -247,10 +247,10 @@ export function startPrintEventWorker(
   worker.on('failed', (job, error) => {
     const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
     options.logger[final ? 'error' : 'warn'](
-      { queue: worker.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: { message: error.message, name: error.name } },
+      { queue: worker.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: error },
       final ? 'job failed for good' : 'job failed; it will be retried',
     );
   });
-  worker.on('error', (error) => options.logger.error({ queue: worker.name, err: { message: error.message } }, 'worker error'));
+  worker.on('error', (error) => options.logger.error({ queue: worker.name, err: error }, 'worker error'));
   return { workers: [worker], close: () => worker.close() };
 }

@@ -25,7 +25,7 @@ export function mountAuthRoutes(app: Express, deps: { shopify: Shopify; sessions
       const host = typeof req.query.host === 'string' ? req.query.host : undefined;
       res.redirect(host ? await deps.shopify.auth.getEmbeddedAppUrl({ rawRequest: req, rawResponse: res }) : `/admin?shop=${encodeURIComponent(session.shop)}`);
     } catch (error) {
-      deps.logger.warn({ err: { message: (error as Error).message, name: (error as Error).name } }, 'OAuth callback refused');
+      deps.logger.warn({ err: error }, 'OAuth callback refused');
       res.status(400).json({ ok: false, error: `installation failed: ${(error as Error).message}` });
     }
   });

@@ -101,7 +101,7 @@ export function createWebApp(deps: WebDeps): Express {
   // Express 5 forwards rejected promises here; never leak a stack trace.
   app.use((error: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: unknown) => {
     const status = error.status && error.status >= 400 && error.status < 500 ? error.status : 500;
-    if (status === 500) deps.logger.error({ err: { message: error.message, name: error.name } }, 'request failed');
+    if (status === 500) deps.logger.error({ err: error }, 'request failed');
     res.status(status).json({ ok: false, error: status === 500 ? 'internal error' : error.message });
   });
   return app;

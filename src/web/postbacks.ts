@@ -69,7 +69,7 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
         await deps.keepUnreadable({ receivedAt, headers: safeHeaders(req.headers), body, error: parsed.error });
       } catch (error) {
         deps.onReceived?.('unknown', 'unavailable');
-        log.error({ err: { message: (error as Error).message } }, 'could not keep an unreadable postback');
+        log.error({ err: error }, 'could not keep an unreadable postback');
         res.status(503).json({ ok: false, error: 'cannot store the postback now; try again' });
         return;
       }
@@ -84,7 +84,7 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
       await deps.enqueue({ event: parsed.event, receivedAt, hash, repairs: parsed.repairs });
     } catch (error) {
       deps.onReceived?.(parsed.event.kind, 'unavailable');
-      log.error({ err: { message: (error as Error).message } }, 'could not queue a postback');
+      log.error({ err: error }, 'could not queue a postback');
       res.status(503).json({ ok: false, error: 'cannot queue the postback now; try again' });
       return;
     }

@@ -16,6 +16,8 @@ export async function startPrivateRedis(options: { port?: number; appendonly?: b
   const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // Refused connections while the server starts are expected; without a listener ioredis prints each one.
+  probe.on('error', () => undefined);
   for (let i = 0; i < 100; i++) {
     try {
       await probe.connect();

@@ -4,6 +4,9 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { judgeDurability, parseInfo } from '../../src/redis-durability.js';
 import { freePort } from '../helpers/private-redis.js';
 import { startPrivateRedis } from '../helpers/private-redis.js';
+import { startRuntime, type Runtime } from '../../src/app/runtime.js';
+import { silentLogger } from '../../src/logger.js';
+import { ADMIN_TOKEN, AdminClient } from '../admin/helpers.js';
 import { HARNESS_METRICS_TOKEN, startHarness, type Harness } from '../helpers/harness.js';
 
 /**
@@ -110,5 +113,66 @@ describe('REDIS_ALLOW_VOLATILE, metrics and operator tokens (issue 12 items 7 an
     expect(() => loadConfig({ env: { METRICS_TOKEN: 'short' }, dotenvPath: false })).toThrow(/METRICS_TOKEN/);
     const ok = loadConfig({ env: { ADMIN_TOKEN: long, POSTBACK_TOKEN: `${long},${long}y` }, dotenvPath: false });
     expect(ok.POSTBACK_TOKEN).toHaveLength(2);
+  });
+});
+
+describe('operator login throttle and logout (issue 12 item 8)', () => {
+  let h: Harness;
+  let second: Runtime;
+  beforeAll(async () => {
+    h = await startHarness({ env: { ADMIN_TOKEN } });
+    // A second web process on the same Redis and prefix, as behind a load balancer.
+    second = await startRuntime({ config: h.config, roles: { web: true, worker: false }, logger: silentLogger, port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await h?.close();
+  });
+
+  const attempt = (base: string, token: string, forwardedFor: string) =>
+    fetch(`${base}/admin/login`, { method: 'POST', body: new URLSearchParams({ token }), headers: { 'x-forwarded-for': forwardedFor }, redirect: 'manual' });
+
+  it('does not believe X-Forwarded-For by default, and counts failures across web processes', async () => {
+    // Ten wrong guesses, each claiming another address, spread over two processes.
+    for (let i = 0; i < 10; i++) {
+      const base = i % 2 === 0 ? h.runtime.url! : second.url!;
+      expect((await attempt(base, `guess-${i}`, `198.51.100.${i}`)).status).toBe(401);
+    }
+    const blocked = await attempt(second.url!, ADMIN_TOKEN, '198.51.100.200');
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(blocked.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('serves the queue dashboard with nothing from another origin (no Google Fonts), under a same-origin CSP', async () => {
+    const fresh = await startHarness({ env: { ADMIN_TOKEN } });
+    try {
+      const client = await AdminClient.login(fresh.runtime.url!);
+      const res = await client.get('/admin/queues');
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toContain('print-bridge queues');
+      expect(html).not.toMatch(/googleapis|gstatic/);
+      expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+      expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('ends the operator session on logout, for every copy of the cookie and every process', async () => {
+    const other = await startHarness({ env: { ADMIN_TOKEN } });
+    try {
+      const client = await AdminClient.login(other.runtime.url!);
+      expect((await client.get('/admin')).status).toBe(200);
+      const csrf = await client.csrf();
+      const stolen = client.cookie;
+      expect((await client.post('/admin/logout', { _csrf: csrf })).status).toBe(303);
+      const replay = await fetch(`${other.runtime.url}/admin`, { headers: { cookie: stolen, accept: 'text/html' }, redirect: 'manual' });
+      expect(replay.status).toBe(303);
+      expect(replay.headers.get('location')).toBe('/admin/login');
+    } finally {
+      await other.close();
+    }
   });
 });
