@@ -19,6 +19,7 @@ import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
+import { parseJsonLossless } from '../shopify/json.js';
 import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
 import { createWebApp } from '../web/app.js';
 import { LivenessMonitor } from '../web/liveness.js';
@@ -182,7 +183,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         mountAuthRoutes(express, { shopify, sessions, logger });
         const sessionSecrets = [config.ADMIN_TOKEN, config.SHOPIFY_API_SECRET].filter((s): s is string => Boolean(s));
         if (sessionSecrets.length > 0) {
-          const failedJobs = queueFailedJobs([webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
+          const failedJobs = queueFailedJobs([webQueues.webhooks, webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
+            // A webhook the worker could not read is shown with the order its body names (issue 13 item 3).
+            const webhook = webhookJobOrder(data);
+            if (webhook) return webhook;
             const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
             const link =
               (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId) : undefined) ??
@@ -334,4 +338,17 @@ function describeMappings(registry: MappingRegistry): string {
   const shown = problems.slice(0, 3).map(formatFileProblem);
   const more = problems.length > shown.length ? ` (+${problems.length - shown.length} more)` : '';
   return `${registry.mappings().length} file(s) in use, ${problems.length} problem(s)${shown.length ? `: ${shown.join('; ')}${more}` : ''}`;
+}
+
+/** The store and order a failed webhook job is about: its shop, and the order id its body names (exact, as text). */
+function webhookJobOrder(data: unknown): { shop: string; orderId: string } | undefined {
+  const job = data as { shop?: unknown; body?: unknown; topic?: unknown } | undefined;
+  if (typeof job?.shop !== 'string' || typeof job.body !== 'string' || typeof job.topic !== 'string' || !job.topic.startsWith('orders/')) return undefined;
+  try {
+    const body = parseJsonLossless(job.body) as { id?: unknown; order?: { id?: unknown } };
+    const id = body.id ?? body.order?.id;
+    return typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id)) ? { shop: job.shop, orderId: `gid://shopify/Order/${String(id)}` } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -29,7 +29,8 @@ const addressSchema = z
 export const orderWebhookSchema = z
   .object({
     id,
-    admin_graphql_api_id: z.string().regex(/^gid:\/\/shopify\/Order\/\d+$/, 'must be an Order gid'),
+    // Older API versions and some exports send no gid: it is the numeric id's (read exactly, as text), as line items'.
+    admin_graphql_api_id: z.string().regex(/^gid:\/\/shopify\/Order\/\d+$/, 'must be an Order gid').nullish(),
     name: z.string().nullish(),
     order_number: z.union([z.number(), z.string()]).nullish(),
     updated_at: z.string().nullish(),
@@ -52,7 +53,8 @@ export const orderWebhookSchema = z
       )
       .default([]),
   })
-  .loose();
+  .loose()
+  .transform((order) => ({ ...order, admin_graphql_api_id: order.admin_graphql_api_id ?? `gid://shopify/Order/${order.id}` }));
 export type OrderWebhook = z.infer<typeof orderWebhookSchema>;
 export type ShopifyAddress = z.infer<typeof addressSchema>;
 
@@ -66,7 +68,7 @@ export function parseOrderWebhook(rawBody: string): ParsedOrderWebhook {
   } catch (error) {
     return { ok: false, message: `the body is not JSON: ${(error as Error).message}` };
   }
-  if (raw && typeof raw === 'object' && 'order' in raw && !('admin_graphql_api_id' in raw)) raw = (raw as { order: unknown }).order;
+  if (raw && typeof raw === 'object' && 'order' in raw && !('admin_graphql_api_id' in raw) && !('line_items' in raw)) raw = (raw as { order: unknown }).order;
   const parsed = orderWebhookSchema.safeParse(raw);
   if (!parsed.success) {
     return {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookJob } from '../queue/queues.js';
+import { checkWebhookAgreement, isShopDomain } from './webhook-agreement.js';
 
 /** The topics the app subscribes to (shopify.app.toml) and acts on. */
 export const HANDLED_TOPICS = [
@@ -55,13 +56,20 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
     if (verification.reason === 'missing_body') return { status: 400, outcome: 'bad-body', message: 'empty body' };
     return { status: 401, outcome: 'unauthorized', message: 'HMAC signature missing or wrong' };
   }
+  let body: unknown;
   try {
-    JSON.parse(rawBody);
+    body = JSON.parse(rawBody);
   } catch {
     return { status: 400, outcome: 'bad-body', message: 'the body is not JSON' };
   }
   const topic = verification.topic.toLowerCase();
+  // The HMAC covers the body, not the topic and shop headers: they must agree with it before anything happens.
+  if (!isShopDomain(verification.shop)) {
+    return { status: 401, outcome: 'unauthorized', message: 'the shop header is not a *.myshopify.com domain' };
+  }
   if (!isHandledTopic(topic)) return { status: 200, outcome: 'ignored', topic, webhookId: verification.webhookId };
+  const agreement = checkWebhookAgreement(topic, verification.shop, body);
+  if (!agreement.ok) return { status: 401, outcome: 'unauthorized', message: `the body does not agree with the headers: ${agreement.reason}` };
 
   try {
     if (await deps.isSeen(verification.webhookId)) {

@@ -95,6 +95,13 @@ export function createWebApp(deps: WebDeps): Express {
 
   deps.mount?.(app);
 
+  // `application_url` is the site root (shopify.app.toml). Until the embedded home page lives here, the root sends
+  // Shopify admin (and anyone else) to the admin pages, keeping the query string (shop, host, id_token).
+  app.get('/', (req, res) => {
+    const at = req.originalUrl.indexOf('?');
+    res.redirect(302, `/admin${at >= 0 ? req.originalUrl.slice(at) : ''}`);
+  });
+
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ ok: false, error: 'not found' });
   });

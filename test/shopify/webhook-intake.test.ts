@@ -54,7 +54,7 @@ describe('POST /webhooks', () => {
   });
 
   it('queues a signed webhook once, however often it is delivered', async () => {
-    const body = '{"id":5512345678901234567,"admin_graphql_api_id":"gid://shopify/Order/5512345678901234567"}';
+    const body = '{"id":5512345678901234567,"admin_graphql_api_id":"gid://shopify/Order/5512345678901234567","line_items":[]}';
     const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'dup-1' });
     const answers: { outcome: string }[] = [];
     for (let i = 0; i < 3; i++) answers.push((await (await post(url, body, headers)).json()) as { outcome: string });
@@ -66,7 +66,7 @@ describe('POST /webhooks', () => {
   });
 
   it('refuses a bad or missing HMAC with 401 and queues nothing', async () => {
-    const body = '{"id":1}';
+    const body = '{"id":1,"line_items":[]}';
     const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid' });
     expect((await post(url, body, { ...headers, 'x-shopify-hmac-sha256': 'AAAA' })).status).toBe(401);
     const { 'x-shopify-hmac-sha256': _omit, ...unsigned } = headers;
@@ -78,7 +78,7 @@ describe('POST /webhooks', () => {
   it('answers 400 for a signed body that is not JSON, and ignores unknown topics', async () => {
     const text = 'not json';
     expect((await post(url, text, signedWebhookHeaders(SECRET, text, { topic: 'orders/paid' }))).status).toBe(400);
-    const body = '{"id":3}';
+    const body = '{"id":3,"line_items":[]}';
     const ignored = await post(url, body, signedWebhookHeaders(SECRET, body, { topic: 'products/update' }));
     expect(ignored.status).toBe(200);
     expect(((await ignored.json()) as { outcome: string }).outcome).toBe('ignored');
@@ -106,7 +106,7 @@ describe('POST /webhooks when Redis is down', () => {
     });
     const { url, server } = await listen(app);
     try {
-      const body = '{"id":4}';
+      const body = '{"id":4,"line_items":[]}';
       const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'down-1' });
       expect((await post(url, body, headers)).status).toBe(200);
 

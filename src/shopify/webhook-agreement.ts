@@ -1,0 +1,67 @@
+/**
+ * Shopify's HMAC covers a webhook's body only: `X-Shopify-Topic` and `X-Shopify-Shop-Domain` are not signed. A
+ * correctly signed body of one store, re-sent with another topic and another store's domain, must not act on that
+ * other store (a store's `orders/paid` body replayed as `shop/redact` for a second store deleted that store's orders).
+ * So before anything is queued, the body must agree with the headers:
+ *
+ * - the shop is a valid `*.myshopify.com` domain, written as Shopify writes it (lower case, no port, no dot at the end);
+ * - an order topic carries an order (an `id`, its `line_items`, and no shop or customer-request fields);
+ * - `app/uninstalled` carries the shop itself (`myshopify_domain`, else `domain`), and it is the header's shop;
+ * - `shop/redact` and `customers/*` carry `shop_domain`, and it is the header's shop;
+ * - the fulfillment-order topics carry a `fulfillment_order` with a FulfillmentOrder gid (they name no shop; the
+ *   worker only ever looks the fulfillment order up in the header's store, where another store's id finds nothing).
+ */
+
+export type WebhookAgreement = { ok: true } | { ok: false; reason: string };
+
+const SHOP_DOMAIN = /^[a-z0-9][a-z0-9-]{0,99}\.myshopify\.com$/;
+
+export function isShopDomain(value: string): boolean {
+  return SHOP_DOMAIN.test(value);
+}
+
+const ORDER_TOPICS = new Set(['orders/create', 'orders/paid', 'orders/updated', 'orders/cancelled']);
+const SHOP_NAMING_TOPICS = new Set(['shop/redact', 'customers/redact', 'customers/data_request']);
+
+/** Whether the (verified) body agrees with the unsigned topic and shop headers. `body` is the parsed JSON. */
+export function checkWebhookAgreement(topic: string, shop: string, body: unknown): WebhookAgreement {
+  if (!isShopDomain(shop)) return refuse(`the shop header ${JSON.stringify(shop.slice(0, 120))} is not a *.myshopify.com domain`);
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse('the body is not a JSON object');
+  const record = body as Record<string, unknown>;
+
+  if (ORDER_TOPICS.has(topic)) {
+    const order = 'order' in record && !('line_items' in record) && record.order && typeof record.order === 'object' ? (record.order as Record<string, unknown>) : record;
+    const id = order.id;
+    const hasId = (typeof id === 'number' && Number.isInteger(id) && id > 0) || (typeof id === 'string' && /^\d+$/.test(id));
+    const gid = order.admin_graphql_api_id;
+    if (!hasId || !Array.isArray(order.line_items)) return refuse(`a ${topic} webhook needs an order body (an id and line_items)`);
+    if (gid !== undefined && gid !== null && (typeof gid !== 'string' || !/^gid:\/\/shopify\/Order\/\d+$/.test(gid))) {
+      return refuse(`a ${topic} webhook needs an order body (admin_graphql_api_id is not an Order gid)`);
+    }
+    if ('shop_domain' in order || 'myshopify_domain' in order || 'orders_to_redact' in order) {
+      return refuse(`a ${topic} webhook needs an order body, not a shop or customer-request body`);
+    }
+    return { ok: true };
+  }
+  if (topic === 'app/uninstalled') {
+    const named = typeof record.myshopify_domain === 'string' ? record.myshopify_domain : record.domain;
+    return named === shop ? { ok: true } : refuse(`the app/uninstalled body names ${describe(named)}, not the header's shop`);
+  }
+  if (SHOP_NAMING_TOPICS.has(topic)) {
+    return record.shop_domain === shop ? { ok: true } : refuse(`the ${topic} body names ${describe(record.shop_domain)}, not the header's shop`);
+  }
+  if (topic.startsWith('fulfillment_orders/')) {
+    const fo = record.fulfillment_order as { id?: unknown } | undefined;
+    const ok = fo && typeof fo === 'object' && typeof fo.id === 'string' && /^gid:\/\/shopify\/FulfillmentOrder\/\d+$/.test(fo.id);
+    return ok ? { ok: true } : refuse(`a ${topic} webhook needs a fulfillment_order with a FulfillmentOrder gid`);
+  }
+  return { ok: true };
+}
+
+function refuse(reason: string): WebhookAgreement {
+  return { ok: false, reason };
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 120)) : 'no shop';
+}

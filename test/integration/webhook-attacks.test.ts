@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkWebhookAgreement } from '../../src/shopify/webhook-agreement.js';
+import { orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor, type Harness } from '../helpers/harness.js';
+import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+
+/**
+ * Issue 12 item 1 against the running app: the HMAC covers the body only, so a correctly signed body re-sent with
+ * another topic and another store's domain must change nothing (401).
+ */
+
+const VICTIM = 'victim-store.myshopify.com';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  await h.runtime.sessions.addCustomAppToken(VICTIM, 'shpat_victim_token', ['read_orders']);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+function send(topic: string, shop: string, raw: string) {
+  return fetch(`${h.runtime.url}/webhooks`, { method: 'POST', body: raw, headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic, shop }) });
+}
+
+describe('webhook headers must agree with the signed body', () => {
+  it("a store's signed order body re-sent as shop/redact or app/uninstalled for another store changes nothing", async () => {
+    // The victim has an order the app knows.
+    const victimOrder = orderBody([{ sku: 'PRINT-A5' }]);
+    expect((await send('orders/create', VICTIM, JSON.stringify(victimOrder))).status).toBe(200);
+    await waitFor(async () => (await h.runtime.store.orderIdsOfShop(VICTIM)).length === 1, { what: 'the victim order recorded' });
+
+    // The attacker holds a correctly signed body of its own store (A).
+    const own = JSON.stringify(orderBody([{ sku: 'PRINT-A4' }]));
+    expect((await send('shop/redact', VICTIM, own)).status).toBe(401);
+    expect((await send('app/uninstalled', VICTIM, own)).status).toBe(401);
+    expect((await send('customers/redact', VICTIM, own)).status).toBe(401);
+    // A's own redaction body, re-addressed to the victim, names A: refused too.
+    const redactA = JSON.stringify({ shop_id: 1, shop_domain: SHOP });
+    expect((await send('shop/redact', VICTIM, redactA)).status).toBe(401);
+    // A's uninstall body re-addressed.
+    expect((await send('app/uninstalled', VICTIM, JSON.stringify({ id: 1, name: 'A', domain: SHOP, myshopify_domain: SHOP }))).status).toBe(401);
+    // And a redaction body re-sent as an order topic.
+    expect((await send('orders/paid', VICTIM, redactA)).status).toBe(401);
+
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.runtime.store.orderIdsOfShop(VICTIM)).toHaveLength(1);
+    expect(await h.runtime.sessions.accessToken(VICTIM)).toBe('shpat_victim_token');
+  });
+
+  it.each(['evil.com', 'a|b.myshopify.com', '*', 'ACME.myshopify.com', 'acme.myshopify.com.', 'acme.myshopify.com:443', 'acme.myshopify.com.evil.com', ''])(
+    'refuses the shop header %j with 401',
+    async (shop) => {
+      const raw = JSON.stringify(orderBody([{ sku: 'PRINT-A5' }]));
+      const res = await send('orders/paid', shop, raw);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      if (shop) expect(res.status).toBe(401);
+    },
+  );
+
+  it('still accepts the genuine compliance and uninstall webhooks of a store', async () => {
+    expect((await send('customers/data_request', VICTIM, JSON.stringify({ shop_id: 2, shop_domain: VICTIM, orders_requested: [], data_request: { id: 9 } }))).status).toBe(200);
+    expect((await send('app/uninstalled', VICTIM, JSON.stringify({ id: 2, name: 'Victim', domain: 'victim.example', myshopify_domain: VICTIM }))).status).toBe(200);
+    await waitFor(async () => (await h.runtime.sessions.accessToken(VICTIM)) === undefined, { what: 'the genuine uninstall to remove the token' });
+  });
+});
+
+describe('checkWebhookAgreement', () => {
+  it('wants an order for order topics, the shop itself for uninstall, and shop_domain for compliance topics', () => {
+    const order = { id: 5, admin_graphql_api_id: 'gid://shopify/Order/5', line_items: [] };
+    expect(checkWebhookAgreement('orders/paid', SHOP, order)).toEqual({ ok: true });
+    expect(checkWebhookAgreement('orders/paid', SHOP, { order })).toEqual({ ok: true });
+    expect(checkWebhookAgreement('orders/paid', SHOP, { ...order, admin_graphql_api_id: 'gid://shopify/Customer/5' }).ok).toBe(false);
+    expect(checkWebhookAgreement('orders/paid', SHOP, { ...order, shop_domain: SHOP }).ok).toBe(false);
+    expect(checkWebhookAgreement('app/uninstalled', SHOP, { id: 1, domain: SHOP }).ok).toBe(true);
+    expect(checkWebhookAgreement('app/uninstalled', SHOP, { id: 1, domain: 'shop.example', myshopify_domain: SHOP }).ok).toBe(true);
+    expect(checkWebhookAgreement('app/uninstalled', SHOP, { id: 1, domain: SHOP, myshopify_domain: 'other.myshopify.com' }).ok).toBe(false);
+    expect(checkWebhookAgreement('customers/redact', SHOP, { shop_domain: SHOP, orders_to_redact: [] }).ok).toBe(true);
+    expect(checkWebhookAgreement('fulfillment_orders/hold_released', SHOP, { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open' } }).ok).toBe(true);
+    expect(checkWebhookAgreement('fulfillment_orders/hold_released', SHOP, order).ok).toBe(false);
+  });
+});
