@@ -94,7 +94,7 @@ describe('handleWebhook', () => {
 
   it('refuses a body that is not an order, permanently', async () => {
     const deps = setup();
-    await expect(handleWebhook(deps, job('orders/paid', { id: 1 }))).rejects.toMatchObject({ retryable: false });
+    await expect(handleWebhook(deps, job('orders/paid', { name: '#1', line_items: [] }))).rejects.toMatchObject({ retryable: false });
   });
 });
 
