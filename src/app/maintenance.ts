@@ -6,7 +6,7 @@ import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import { enqueuePrintEvent, enqueueReexamine, jobId, type Queues, retryFailedJob } from '../queue/queues.js';
+import { enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues, retryFailedJob } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
 import type { ShopSessions } from '../shopify/sessions.js';
@@ -71,9 +71,7 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
               if (!accessToken) throw new ShopNotInstalledError(shop);
               return fetchOrderWebhookBody({ shop, accessToken, apiVersion: config.SHOPIFY_API_VERSION, orderGid: orderId });
             },
-            enqueueWebhook: async (job) => {
-              await deps.queues.webhooks.add(job.topic, job, { jobId: jobId('wh', job.webhookId) });
-            },
+            enqueueWebhook: (job) => enqueueWebhook(deps.queues.webhooks, (shop, id, body) => deps.store.webhookBodies().keep(shop, id, body), job),
             clock: deps.clock,
             logger,
           },

@@ -10,7 +10,7 @@ import { Metrics } from '../metrics.js';
 import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
-import { createQueues, enqueuePrintEvent, enqueueReexamine, jobId, type Queues } from '../queue/queues.js';
+import { createQueues, enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
 import { createRedis, waitForRedis } from '../redis.js';
@@ -169,7 +169,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         verify: libraryWebhookVerifier(shopify),
         isSeen: (id) => requestStore.isWebhookSeen(id),
         markSeen: (id) => requestStore.markWebhookSeen(id),
-        enqueue: (job) => intakeQueue.add(job.topic, job, { jobId: jobId('wh', job.webhookId) }),
+        enqueue: (job) => enqueueWebhook(intakeQueue, (shop, id, body) => requestStore.webhookBodies().keep(shop, id, body), job),
       },
       readiness: [
         { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },
@@ -185,7 +185,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         if (sessionSecrets.length > 0) {
           const failedJobs = queueFailedJobs([webQueues.webhooks, webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
             // A webhook the worker could not read is shown with the order its body names (issue 13 item 3).
-            const webhook = webhookJobOrder(data);
+            const webhook = await webhookJobOrder(data, (shop, id) => requestStore.webhookBodies().get(shop, id));
             if (webhook) return webhook;
             const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
             const link =
@@ -341,11 +341,16 @@ function describeMappings(registry: MappingRegistry): string {
 }
 
 /** The store and order a failed webhook job is about: its shop, and the order id its body names (exact, as text). */
-function webhookJobOrder(data: unknown): { shop: string; orderId: string } | undefined {
-  const job = data as { shop?: unknown; body?: unknown; topic?: unknown } | undefined;
-  if (typeof job?.shop !== 'string' || typeof job.body !== 'string' || typeof job.topic !== 'string' || !job.topic.startsWith('orders/')) return undefined;
+async function webhookJobOrder(
+  data: unknown,
+  bodyOf: (shop: string, webhookId: string) => Promise<string | undefined>,
+): Promise<{ shop: string; orderId: string } | undefined> {
+  const job = data as { shop?: unknown; webhookId?: unknown; body?: unknown; topic?: unknown } | undefined;
+  if (typeof job?.shop !== 'string' || typeof job.webhookId !== 'string' || typeof job.topic !== 'string' || !job.topic.startsWith('orders/')) return undefined;
+  const raw = typeof job.body === 'string' ? job.body : await bodyOf(job.shop, job.webhookId);
+  if (raw === undefined) return undefined;
   try {
-    const body = parseJsonLossless(job.body) as { id?: unknown; order?: { id?: unknown } };
+    const body = parseJsonLossless(raw) as { id?: unknown; order?: { id?: unknown } };
     const id = body.id ?? body.order?.id;
     return typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id)) ? { shop: job.shop, orderId: `gid://shopify/Order/${String(id)}` } : undefined;
   } catch {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { WebhookJob } from '../queue/queues.js';
+import type { WebhookJob, WebhookJobData } from '../queue/queues.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
 import { parseFulfillmentOrderWebhook, type FulfillmentOrderTopic } from './fulfillment-order-changed.js';
@@ -19,6 +19,19 @@ export type WebhookOutcome =
   | { kind: 'redacted'; orders: number }
   | { kind: 'data-request'; orders: number }
   | { kind: 'rejected'; reason: string };
+
+/**
+ * A queued webhook: its body is read from the store (jobs carry ids only), handled, and deleted once handled. A body
+ * that is gone (redacted meanwhile, or older than the store keeps bodies) leaves nothing to do.
+ */
+export async function handleQueuedWebhook(deps: BridgeDeps, data: WebhookJobData): Promise<WebhookOutcome> {
+  const bodies = deps.store.webhookBodies();
+  const body = data.body ?? (await bodies.get(data.shop, data.webhookId));
+  if (body === undefined) return { kind: 'rejected', reason: `the body of webhook ${data.webhookId} is no longer kept (redacted, or older than 8 days)` };
+  const outcome = await handleWebhook(deps, { ...data, body });
+  await bodies.drop(data.shop, data.webhookId);
+  return outcome;
+}
 
 /**
  * The worker's side of a Shopify webhook. Safe to run any number of times and in any order: bodies are kept by
@@ -192,19 +205,37 @@ async function uninstall(deps: BridgeDeps, shop: string): Promise<WebhookOutcome
   return { kind: 'uninstalled', droppedJobs, sessions };
 }
 
+/**
+ * Redaction reaches every copy the app keeps (docs/privacy.md): order links, bodies and history, webhook bodies not
+ * handled yet, data-request reports, and postbacks kept as unreadable that name the orders. Queue jobs carry ids only.
+ */
 async function redact(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
   const body = parseJsonLossless(job.body) as { orders_to_redact?: (string | number)[] };
+  const bodies = deps.store.webhookBodies();
+  const unreadable = deps.store.unreadablePostbacks();
   if (job.topic === 'shop/redact') {
     const ids = await deps.store.orderIdsOfShop(job.shop);
-    for (const orderId of ids) await deps.store.deleteOrder(job.shop, orderId);
+    const references: string[] = [];
+    for (const orderId of ids) {
+      const link = await deps.store.get(job.shop, orderId);
+      references.push(...[link?.sourceOrderId, link?.printOrderId].filter((r): r is string => Boolean(r)));
+      await deps.store.deleteOrder(job.shop, orderId);
+    }
+    // This webhook's own body is among the shop's bodies: handled once this returns, it goes with them.
+    await Promise.all([bodies.dropShop(job.shop), deps.store.redactDataRequests(job.shop), unreadable.removeMentioning(references)]);
     return { kind: 'redacted', orders: ids.length };
   }
   // customers/redact: the order bodies hold the customer's name, address and contact; links and history do not.
-  const orderIds = (body.orders_to_redact ?? []).map((id) => `gid://shopify/Order/${String(id)}`);
+  const numericIds = (body.orders_to_redact ?? []).map((id) => String(id));
+  const orderIds = numericIds.map((id) => `gid://shopify/Order/${id}`);
+  const references: string[] = [];
   for (const orderId of orderIds) {
+    const link = await deps.store.get(job.shop, orderId);
+    references.push(...[link?.sourceOrderId, link?.printOrderId].filter((r): r is string => Boolean(r)));
     await deps.store.deleteOrderBody(job.shop, orderId);
     await deps.store.note(job.shop, orderId, { event: 'customer data redacted', source: 'shopify' });
   }
+  await Promise.all([bodies.dropOrders(job.shop, numericIds), deps.store.redactDataRequests(job.shop, orderIds), unreadable.removeMentioning(references)]);
   return { kind: 'redacted', orders: orderIds.length };
 }
 

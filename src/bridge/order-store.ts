@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { OrderStatus } from './status.js';
+import { WebhookBodies } from './webhook-bodies.js';
 
 /**
  * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
@@ -389,6 +390,35 @@ export class OrderStore {
     await this.redis.del(this.key('body', shop, orderId));
   }
 
+  /** Raw webhook bodies between intake and the worker (queue jobs carry ids only). */
+  webhookBodies(): WebhookBodies {
+    return new WebhookBodies(this.redis, this.prefix);
+  }
+
+  /** Data-request reports of the shop (shop/redact), or the entries of these orders in them (customers/redact). */
+  async redactDataRequests(shop: string, orderIds?: readonly string[]): Promise<number> {
+    let changed = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.key('data-request', shop, '*'), 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) {
+        if (!orderIds) {
+          changed += await this.redis.del(key);
+          continue;
+        }
+        const raw = await this.redis.get(key);
+        const report = raw ? (JSON.parse(raw) as { orderId?: string }[]) : [];
+        const kept = Array.isArray(report) ? report.filter((entry) => !orderIds.includes(entry.orderId ?? '')) : report;
+        if (Array.isArray(report) && kept.length !== report.length) {
+          await this.redis.set(key, JSON.stringify(kept), 'KEEPTTL');
+          changed++;
+        }
+      }
+    } while (cursor !== '0');
+    return changed;
+  }
+
   /** Postbacks that could not be understood, kept for an operator (admin pages). */
   unreadablePostbacks(): UnreadablePostbacks {
     return new UnreadablePostbacks(this.redis, this.prefix);
@@ -487,6 +517,18 @@ export class UnreadablePostbacks {
 
   async count(): Promise<number> {
     return this.redis.llen(this.key);
+  }
+
+  /** Removes every kept postback whose body mentions one of these references (redaction). Returns how many. */
+  async removeMentioning(references: readonly string[]): Promise<number> {
+    const wanted = references.filter((r) => r.length >= 3);
+    if (wanted.length === 0) return 0;
+    let removed = 0;
+    for (const raw of await this.redis.lrange(this.key, 0, -1)) {
+      const entry = JSON.parse(raw) as UnreadablePostback;
+      if (wanted.some((r) => entry.body.includes(r))) removed += await this.redis.lrem(this.key, 1, raw);
+    }
+    return removed;
   }
 
   /** An operator has dealt with it. Returns whether it was there. */

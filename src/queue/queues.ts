@@ -18,10 +18,16 @@ export const webhookJobSchema = z.object({
   webhookId: z.string(),
   apiVersion: z.string().optional(),
   receivedAt: z.string(),
-  /** The raw body: ids above 2^53 must survive until a parser that keeps them exact reads it. */
-  body: z.string(),
+  /**
+   * Jobs queued by versions before issue 12 carried the raw body; now it is kept apart (src/bridge/webhook-bodies.ts)
+   * so no customer data lives in job data, and the worker reads it by shop and webhook id.
+   */
+  body: z.string().optional(),
 });
-export type WebhookJob = z.infer<typeof webhookJobSchema>;
+/** A webhook's job data: ids only. */
+export type WebhookJobData = z.infer<typeof webhookJobSchema>;
+/** A webhook with its raw body (ids above 2^53 must survive until a parser that keeps them exact reads it). */
+export type WebhookJob = WebhookJobData & { body: string };
 
 export const orderJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('submit'), shop: z.string(), orderId: z.string(), reason: z.string().default('webhook') }),
@@ -60,7 +66,7 @@ export const shopifyJobSchema = z.discriminatedUnion('kind', [
 export type ShopifyJob = z.infer<typeof shopifyJobSchema>;
 
 export interface Queues {
-  webhooks: Queue<WebhookJob>;
+  webhooks: Queue<WebhookJobData>;
   orders: Queue<OrderJob>;
   events: Queue<PrintEventJob>;
   shopify: Queue<ShopifyJob>;
@@ -80,7 +86,7 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 
 export function createQueues(connection: Redis, prefix: string): Queues {
   const options = { connection, prefix: bullPrefix(prefix), defaultJobOptions: DEFAULT_JOB_OPTIONS };
-  const webhooks = new Queue<WebhookJob>(QUEUE_NAMES.webhooks, options);
+  const webhooks = new Queue<WebhookJobData>(QUEUE_NAMES.webhooks, options);
   const orders = new Queue<OrderJob>(QUEUE_NAMES.orders, options);
   const events = new Queue<PrintEventJob>(QUEUE_NAMES.events, options);
   const shopify = new Queue<ShopifyJob>(QUEUE_NAMES.shopify, options);
@@ -108,6 +114,20 @@ export function bullPrefix(prefix: string): string {
 /**
  * A job id from parts. BullMQ reserves ':' in custom ids, and Shopify gids are full of them.
  */
+/**
+ * Queues a webhook: its body into `keepBody` (the store) first, then a job that names it. A failure of either throws,
+ * and the caller answers 503 (Shopify delivers again); a body kept without its job expires with its TTL.
+ */
+export async function enqueueWebhook(
+  queue: Queue<WebhookJobData>,
+  keepBody: (shop: string, webhookId: string, body: string) => Promise<void>,
+  job: WebhookJob,
+): Promise<void> {
+  const { body, ...reference } = job;
+  await keepBody(job.shop, job.webhookId, body);
+  await queue.add(job.topic, reference, { jobId: jobId('wh', job.webhookId) });
+}
+
 export function jobId(...parts: string[]): string {
   return parts.map((p) => p.replace(/:/g, '_')).join('|');
 }

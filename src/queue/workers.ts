@@ -7,7 +7,7 @@ import { applyPrintEvent, fulfilWaitingShipments, type ApplyPrintEventDeps } fro
 import type { ScheduleHoldRecheck } from '../bridge/fulfillment-holds.js';
 import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
-import { handleWebhook } from '../bridge/handle-webhook.js';
+import { handleQueuedWebhook } from '../bridge/handle-webhook.js';
 import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
@@ -84,7 +84,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     async (job: Job) => {
       const data = webhookJobSchema.parse(job.data);
       return runWithRetrySemantics(() =>
-        handleWebhook({ ...deps, logger: deps.logger.child({ jobId: job.id, topic: data.topic, shop: data.shop }) }, data),
+        handleQueuedWebhook({ ...deps, logger: deps.logger.child({ jobId: job.id, topic: data.topic, shop: data.shop }) }, data),
       );
     },
     common,
