@@ -2,7 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
-import { ShopifyAdminApi, ShopifyPacer } from '../shopify/admin-api.js';
+import { JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer } from '../shopify/admin-api.js';
 import { createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
 
@@ -16,7 +16,11 @@ export class ShopifyAdminClients {
     private readonly adminApiOrigin?: string,
     private readonly metrics?: Metrics,
   ) {
-    this.pacer = new ShopifyPacer({ onWait: metrics ? (wait) => metrics.shopifyThrottleWait.inc(wait.ms / 1000) : undefined });
+    // Every Admin API call of the app runs in a queue job: a long wait for the bucket is spent outside the worker slot.
+    this.pacer = new ShopifyPacer({
+      maxInlineWaitMs: JOB_INLINE_WAIT_MS,
+      onWait: metrics ? (wait) => metrics.shopifyThrottleWait.inc(wait.ms / 1000) : undefined,
+    });
   }
 
   async forShop(shop: string): Promise<ShopifyAdminApi> {

@@ -163,6 +163,11 @@ async function acquireLease(deps: ApplyPrintEventDeps, link: OrderLink, leaseMs:
   }
 }
 
+/** The store an event is about, for fairness between stores on the events queue; undefined when no order matches. */
+export async function shopOfPrintEvent(store: OrderStore, event: PrintEvent): Promise<string | undefined> {
+  return (await findLink(store, event))?.shop;
+}
+
 async function findLink(store: OrderStore, event: PrintEvent): Promise<OrderLink | undefined> {
   if (event.printOrderId) {
     const byPrint = await store.findByPrintOrderId(event.printOrderId);

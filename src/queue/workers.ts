@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { amendShipping } from '../bridge/amend-shipping.js';
-import { applyPrintEvent, fulfilWaitingShipments, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
+import { applyPrintEvent, fulfilWaitingShipments, shopOfPrintEvent, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
 import type { ScheduleHoldRecheck } from '../bridge/fulfillment-holds.js';
 import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
@@ -23,6 +23,7 @@ import {
   type ShopifyJob,
   webhookJobSchema,
 } from './queues.js';
+import { StoreFairness } from './fairness.js';
 import { backoffDelay, BACKOFF_TYPE, MAX_STALLED_COUNT, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
@@ -39,6 +40,11 @@ export interface WorkerOptions {
   metrics?: Metrics;
   /** Most print-service jobs started per second across every worker (BullMQ's queue-wide limiter). */
   printServiceRateLimit?: number;
+  /**
+   * Jobs of one store running at once on the events and Shopify queues, across every worker (default: half of
+   * `concurrency`, at least 1): one store's backlog never takes every slot (queue/fairness.ts).
+   */
+  shopConcurrency?: number;
   /** Housekeeping jobs (the reconciliation); without it no maintenance worker runs in this process. */
   maintenance?: (jobName: string) => Promise<unknown>;
 }
@@ -112,6 +118,15 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
   );
 
   const holdQueue = options.printEvents ? holdRecheckQueue(common) : undefined;
+  const fair = (queue: string) =>
+    new StoreFairness({
+      redis: options.connection,
+      prefix: options.prefix,
+      queue,
+      cap: options.shopConcurrency ?? Math.max(1, Math.floor(common.concurrency / 2)),
+      leaseMs: common.lockDuration,
+    });
+  const shopifyFairness = fair(QUEUE_NAMES.shopify);
   const applyDeps: ApplyPrintEventDeps | undefined = options.printEvents
     ? { store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents, scheduleHoldRecheck: holdQueue?.schedule }
     : undefined;
@@ -119,9 +134,9 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
   // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
   const shopify = new Worker(
     QUEUE_NAMES.shopify,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const data = shopifyJobSchema.parse(job.data);
-      return runWithRetrySemantics(async () => {
+      return shopifyFairness.run(job, token, data.shop, () => runWithRetrySemantics(async () => {
         switch (data.kind) {
           case 'sync':
             return syncOrderToShopify(deps, data.shop, data.orderId);
@@ -138,7 +153,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
             return onFulfillmentOrderChanged(scoped, shop, change);
           }
         }
-      });
+      }));
     },
     { ...common, concurrency: Math.max(1, Math.min(common.concurrency, 8)) },
   );
@@ -149,7 +164,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     all.push(new Worker(QUEUE_NAMES.maintenance, (job: Job) => runWithRetrySemantics(() => maintenanceJob(job.name)), { ...common, concurrency: 1 }));
   }
   if (applyDeps) {
-    all.push(createPrintEventWorker(applyDeps, common));
+    all.push(createPrintEventWorker(applyDeps, common, fair(QUEUE_NAMES.events)));
   } else {
     options.logger.warn('no print event dependencies given: postbacks are queued but not applied by this process');
   }
@@ -205,13 +220,15 @@ function holdRecheckQueue(common: Pick<WorkerSettings, 'connection' | 'prefix'>)
 
 type CommonWorkerSettings = WorkerSettings;
 
-function createPrintEventWorker(deps: ApplyPrintEventDeps, common: CommonWorkerSettings): Worker {
+function createPrintEventWorker(deps: ApplyPrintEventDeps, common: CommonWorkerSettings, fairness?: StoreFairness): Worker {
   return new Worker(
     QUEUE_NAMES.events,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const data = printEventJobSchema.parse(job.data);
       const logger = deps.logger.child({ jobId: job.id, event: data.event.kind, sourceOrderId: data.event.sourceOrderId, printOrderId: data.event.printOrderId });
-      const outcome = await runWithRetrySemantics(() => applyPrintEvent({ ...deps, logger }, data.event));
+      const apply = () => runWithRetrySemantics(() => applyPrintEvent({ ...deps, logger }, data.event));
+      // Every event writes to the store in Shopify (fulfillments, tags, the status metafield): each takes the store's turn.
+      const outcome = fairness ? await fairness.run(job, token, await shopOfPrintEvent(deps.store, data.event), apply) : await apply();
       if (outcome.kind === 'unknown-order') {
         if (job.attemptsMade + 1 < UNKNOWN_ORDER_ATTEMPTS) {
           throw Object.assign(new Error(`no order known for ${outcome.reference} yet`), { retryable: true });
@@ -232,18 +249,31 @@ export function startPrintEventWorker(
   deps: Pick<BridgeDeps, 'store' | 'logger' | 'clock'> & PrintEventWorkerDeps,
   options: Omit<WorkerOptions, 'printEvents'>,
 ): Workers {
-  const worker = createPrintEventWorker(deps, {
-    connection: options.connection,
-    prefix: bullPrefix(options.prefix),
-    concurrency: options.concurrency ?? 8,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
-    maxStalledCount: MAX_STALLED_COUNT,
-    settings: {
-      backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
-        options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),
-    },
+  const concurrency = options.concurrency ?? 8;
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  const fairness = new StoreFairness({
+    redis: options.connection,
+    prefix: options.prefix,
+    queue: QUEUE_NAMES.events,
+    cap: options.shopConcurrency ?? Math.max(1, Math.floor(concurrency / 2)),
+    leaseMs: lockDuration,
   });
+  const worker = createPrintEventWorker(
+    deps,
+    {
+      connection: options.connection,
+      prefix: bullPrefix(options.prefix),
+      concurrency,
+      lockDuration,
+      stalledInterval: Math.min(lockDuration, 30_000),
+      maxStalledCount: MAX_STALLED_COUNT,
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
+          options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),
+      },
+    },
+    fairness,
+  );
   worker.on('failed', (job, error) => {
     const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
     options.logger[final ? 'error' : 'warn'](

@@ -17,7 +17,7 @@ import type { AdminGraphqlTransport, GraphqlAnswer } from './admin/transport.js'
  */
 
 export * from './admin/errors.js';
-export { ShopifyPacer, type PacingOptions, type PacingWait, type CostReport, type ReportCost } from './admin/pacing.js';
+export { ShopifyPacer, JOB_INLINE_WAIT_MS, type PacingOptions, type PacingWait, type CostReport, type ReportCost } from './admin/pacing.js';
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 

@@ -68,6 +68,20 @@ export class ShopifyThrottledError extends ShopifyAdminError {
   }
 }
 
+/**
+ * The call was not sent: the shop's bucket, as the pacer estimates it, cannot pay for it within the wait a worker
+ * slot may spend (`maxInlineWaitMs`). A job gives its slot back and runs again after `retryAfterMs` (queue/fairness.ts).
+ */
+export class ShopifyBudgetWaitError extends ShopifyAdminError {
+  readonly retryable = true;
+  constructor(operation: string, shop: string, waitMs: number, options?: { cause?: unknown }) {
+    super(operation, shop, `${shop}'s Admin API budget cannot pay for ${operation} for about ${waitMs} ms; the job waits outside its worker slot.`, {
+      retryAfterMs: waitMs,
+      cause: options?.cause,
+    });
+  }
+}
+
 /** HTTP 429 or 5xx, or no answer at all: Shopify may answer later. */
 export class ShopifyUnavailableError extends ShopifyAdminError {
   readonly retryable = true;

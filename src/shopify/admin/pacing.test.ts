@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShopifyThrottledError, ShopifyUnavailableError, ShopifyUserError, throttleWaitMs } from './errors.js';
+import { ShopifyBudgetWaitError, ShopifyThrottledError, ShopifyUnavailableError, ShopifyUserError, throttleWaitMs } from './errors.js';
 import { ShopifyPacer, type PacingWait, type ReportCost } from './pacing.js';
 
 /** The pacer on a fake clock: every wait is recorded and advances time instead of sleeping. */
@@ -164,6 +164,41 @@ describe('ShopifyPacer', () => {
     expect(pacer.waitBefore(SHOP, 'addTags')).toBe(50);
     pacer.observe(SHOP, 'addTags', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: status(15) });
     expect(pacer.estimatedAvailable(SHOP)).toBe(15);
+  });
+
+  it('does not wait longer than maxInlineWaitMs in the caller: it says how long to wait instead, holding no reservation', async () => {
+    const { pacer, waits } = fakePacer({ maxInlineWaitMs: 1_000 });
+    const report = { requestedQueryCost: 540, actualQueryCost: 14, throttleStatus: status(0) };
+    await pacer.run(SHOP, 'getOrderForFulfillment', { idempotent: true }, async (r) => r(report));
+    let sent = 0;
+    const error = await pacer.run(SHOP, 'getOrderForFulfillment', { idempotent: true }, async () => (sent += 1)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ShopifyBudgetWaitError);
+    expect((error as ShopifyBudgetWaitError).retryable).toBe(true);
+    // 540 points at 100 a second.
+    expect((error as ShopifyBudgetWaitError).retryAfterMs).toBe(5_400);
+    expect(sent).toBe(0);
+    expect(waits).toEqual([]);
+    // The reservation was given back: the estimate is the bucket's, not less.
+    expect(pacer.estimatedAvailable(SHOP)).toBe(0);
+
+    // A THROTTLED answer whose refill is longer than the inline limit becomes that wait at once, not retried inline.
+    let calls = 0;
+    const throttled = await fakePacer({ maxInlineWaitMs: 1_000 })
+      .pacer.run(SHOP, 'createFulfillment', { idempotent: false }, async () => {
+        calls += 1;
+        throw new ShopifyThrottledError('createFulfillment', SHOP, 540, status(0));
+      })
+      .catch((e: unknown) => e);
+    expect(throttled).toBeInstanceOf(ShopifyBudgetWaitError);
+    expect((throttled as ShopifyBudgetWaitError).retryAfterMs).toBe(5_400);
+    expect((throttled as ShopifyBudgetWaitError).cause).toBeInstanceOf(ShopifyThrottledError);
+    expect(calls).toBe(1);
+
+    // A short wait is still waited for inline.
+    const short = fakePacer({ maxInlineWaitMs: 1_000 });
+    await short.pacer.run(SHOP, 'addTags', { idempotent: true }, async (r) => r({ requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: status(5) }));
+    await short.pacer.run(SHOP, 'addTags', { idempotent: true }, async () => undefined);
+    expect(short.waits.map((w) => [w.reason, w.ms])).toEqual([['bucket-low', 50]]);
   });
 
   it('retries THROTTLED after the time the bucket needs, a bounded number of times', async () => {

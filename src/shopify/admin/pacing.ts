@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { ShopifyThrottledError, ShopifyUnavailableError, type ThrottleStatus } from './errors.js';
+import { ShopifyBudgetWaitError, ShopifyThrottledError, ShopifyUnavailableError, type ThrottleStatus } from './errors.js';
 
 /**
  * Keeps a worker inside each shop's Admin API budget. Every answer carries the shop's bucket (`throttleStatus`), after
@@ -13,6 +13,12 @@ import { ShopifyThrottledError, ShopifyUnavailableError, type ThrottleStatus } f
  * Shopify's answers.
  */
 
+/**
+ * What a call made by a queue job may wait for its shop's bucket inside the job: a longer wait gives the worker slot
+ * back (the job is delayed by the wait, queue/fairness.ts), so one shop's refill never blocks other shops' jobs.
+ */
+export const JOB_INLINE_WAIT_MS = 1_000;
+
 export interface PacingOptions {
   /** THROTTLED answers retried per call before the error reaches the caller (a job retries later). */
   maxThrottledRetries?: number;
@@ -22,6 +28,13 @@ export interface PacingOptions {
   unavailableBaseDelayMs?: number;
   /** No single wait is longer than this; a longer need becomes the error's `retryAfterMs`. */
   maxWaitMs?: number;
+  /**
+   * The longest a call waits for the bucket (or after a THROTTLED answer) inside its caller. A longer wait is not
+   * slept: the call throws ShopifyBudgetWaitError (or the ShopifyThrottledError) with `retryAfterMs`, so that a queue
+   * job gives its worker slot back instead of holding it while one store's budget refills (queue/fairness.ts).
+   * Default: `maxWaitMs` (every wait inline).
+   */
+  maxInlineWaitMs?: number;
   /** Cost assumed for an operation never seen before. */
   defaultExpectedCost?: number;
   /**
@@ -98,6 +111,7 @@ export class ShopifyPacer {
       maxUnavailableRetries: options.maxUnavailableRetries ?? 3,
       unavailableBaseDelayMs: options.unavailableBaseDelayMs ?? 500,
       maxWaitMs: options.maxWaitMs ?? 30_000,
+      maxInlineWaitMs: options.maxInlineWaitMs ?? options.maxWaitMs ?? 30_000,
       defaultExpectedCost: options.defaultExpectedCost ?? 50,
       safetyMarginMs: options.safetyMarginMs ?? 25,
       sleep: options.sleep ?? sleepFor,
@@ -148,7 +162,12 @@ export class ShopifyPacer {
     let unavailable = 0;
     // The cost is reserved before waiting, so concurrent calls of one shop see each other and queue up in turn.
     let reservation = this.reserve(shop, operation);
-    await this.awaitTurn(shop, operation, reservation);
+    try {
+      await this.awaitTurn(shop, operation, reservation);
+    } catch (error) {
+      this.release(shop, reservation, { reported: true });
+      throw error;
+    }
     for (let attempt = 1; ; attempt += 1) {
       const current = reservation;
       let reported = false;
@@ -164,15 +183,16 @@ export class ShopifyPacer {
       } catch (error) {
         const refusedUnserved = error instanceof ShopifyThrottledError || (error instanceof ShopifyUnavailableError && !error.outcomeUnknown);
         this.release(shop, current, { reported, charged: !refusedUnserved });
+        if (error instanceof ShopifyThrottledError && error.throttleStatus) {
+          this.observe(shop, operation, { requestedQueryCost: error.requestedQueryCost, actualQueryCost: null, throttleStatus: error.throttleStatus });
+        }
+        // A refill longer than a slot may wait is waited for outside the slot: the caller gets the error and its wait.
+        if (error instanceof ShopifyThrottledError) {
+          const refill = Math.min(this.options.maxWaitMs, (error.retryAfterMs ?? 1000) + this.options.safetyMarginMs);
+          if (refill > this.options.maxInlineWaitMs) throw new ShopifyBudgetWaitError(operation, shop, refill, { cause: error });
+        }
         if (error instanceof ShopifyThrottledError && throttled < this.options.maxThrottledRetries) {
           throttled += 1;
-          if (error.throttleStatus) {
-            this.observe(shop, operation, {
-              requestedQueryCost: error.requestedQueryCost,
-              actualQueryCost: null,
-              throttleStatus: error.throttleStatus,
-            });
-          }
           reservation = this.reserve(shop, operation);
           const needed = Math.min(this.options.maxWaitMs, (error.retryAfterMs ?? 1000) + this.options.safetyMarginMs);
           await this.wait({ shop, operation, ms: Math.max(needed, this.turnWait(shop, reservation)), reason: 'throttled', attempt });
@@ -228,7 +248,9 @@ export class ShopifyPacer {
   private async awaitTurn(shop: string, operation: string, reservation: Reservation): Promise<void> {
     const state = this.stateOf(shop);
     for (let budget = this.options.maxWaitMs; budget > 0; ) {
-      const ms = Math.min(budget, this.turnWait(shop, reservation));
+      const needed = this.turnWait(shop, reservation);
+      if (needed > this.options.maxInlineWaitMs) throw new ShopifyBudgetWaitError(operation, shop, needed);
+      const ms = Math.min(budget, needed);
       if (ms <= 0) return;
       const started = this.options.now();
       const wake = new AbortController();
