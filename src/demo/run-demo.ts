@@ -335,6 +335,14 @@ function actionsFor(stack: DemoStack, t: Tracked, progress: LiveProgress, option
       const result = stack.standIn.cancelOrder(shop, order.admin_graphql_api_id);
       if (!result.ok) throw new Error(`Shopify refused to cancel ${order.name}: ${result.userErrors.map((e) => e.message).join('; ')}`);
     },
+    holdInShopify(reason, notes) {
+      const result = stack.standIn.placeHold(shop, order.admin_graphql_api_id, { reason, reasonNotes: notes ?? null });
+      if (!result.ok) throw new Error(`Shopify refused to hold ${order.name}: ${result.userErrors.map((e) => e.message).join('; ')}`);
+    },
+    releaseHoldInShopify() {
+      const result = stack.standIn.releaseHold(shop, order.admin_graphql_api_id);
+      if (!result.ok) throw new Error(`Shopify refused to release ${order.name}: ${result.userErrors.map((e) => e.message).join('; ')}`);
+    },
     note: (text) => progress.note(`${order.name} ${text}`),
     writeMapping: (fileName, yaml) => writeFileSync(join(stack.mappingsDir, basename(fileName)), yaml),
     sleep: (ms) => sleep(ms, undefined, { signal }),
@@ -362,7 +370,9 @@ function evidenceOf(scenario: DemoScenario, seen: Observation): string[] {
   if (expected.printer === 'cancelled' && seen.printer.status === 'cancelled') {
     lines.push(`cancelled at the print service (${seen.printer.id}) before it shipped`);
   }
-  if (expected.waitedFor && (seen.app.waits ?? []).includes(expected.waitedFor) && seen.printer.orders === 1) {
+  if (expected.waitedFor === 'fulfillment-hold' && (seen.app.waits ?? []).includes('fulfillment-hold') && seen.shopify.fulfillments.length === 1) {
+    lines.push(`the tracking waited while Shopify held the fulfillment order, then was fulfilled once released: ${seen.shopify.fulfillments[0]!.name}`);
+  } else if (expected.waitedFor && (seen.app.waits ?? []).includes(expected.waitedFor) && seen.printer.orders === 1) {
     lines.push(`waited (${expected.waitedFor.replace(/-/g, ' ')}), then went out by itself once a mapping served its store: one print order`);
   }
   if (expected.fulfillments > 1 && seen.shopify.fulfillments.length === expected.fulfillments) {

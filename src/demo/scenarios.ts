@@ -57,6 +57,10 @@ export interface ScenarioActions {
   printerShipTo(): { address1?: string; postcode?: string }[];
   /** The merchant cancels the order in Shopify admin (the stand-in cancels its fulfillment orders). */
   cancelInShopify(): void;
+  /** Shopify holds the order's fulfillment order (a fraud check, an address to confirm): it cannot be fulfilled. */
+  holdInShopify(reason: 'HIGH_RISK_OF_FRAUD' | 'INCORRECT_ADDRESS' | 'AWAITING_PAYMENT' | 'OTHER', notes?: string): void;
+  /** The merchant releases the hold; Shopify sends `fulfillment_orders/hold_released` to the app. */
+  releaseHoldInShopify(): void;
   /** A line shown under the live table, e.g. "address changed in Shopify". */
   note(text: string): void;
   /** The merchant saves a mapping file (the app's registry picks it up as it changes). */
@@ -227,6 +231,29 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
           actions.printerShipTo().some((s) => s.postcode === ADDRESSES.yorkNew.zip),
         );
         await actions.releaseAtPrinter();
+      },
+    }),
+    scenario({
+      name: 'held fulfillment',
+      story: 'Shopify holds the fulfillment order for a fraud check: the tracking waits, then goes out when the merchant releases it',
+      order: make(1008, {
+        email: 'lukas@example.at',
+        shipTo: ADDRESSES.koeln,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA2 }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'fulfillment-hold' },
+      async play(actions, { order, holdMs }) {
+        // A fraud-analysis app holds the fulfillment order as the order comes in.
+        actions.holdInShopify('HIGH_RISK_OF_FRAUD', 'manual review');
+        await checkout(actions, order);
+        await actions.waitUntil('the shipment to wait for the hold', async () =>
+          Boolean((await actions.appLink())?.shipments.some((s) => s.status === 'shipped' && s.waitingForRelease)),
+        );
+        actions.note('shipped at the printer; Shopify holds the fulfillment order, so the tracking waits');
+        await actions.sleep(Math.min(500, holdMs / 4));
+        actions.releaseHoldInShopify();
+        actions.note('the merchant released the hold: fulfilled with the tracking');
       },
     }),
     scenario({

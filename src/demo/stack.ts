@@ -168,6 +168,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${appUrl}/postbacks/${postbackToken}`)));
 
     const webhookSecret = config.SHOPIFY_API_SECRET as string;
+    // Shopify's fulfillment-order webhooks (a hold placed or released) reach the app as Shopify would send them.
+    standIn.configureWebhooks({ url: `${appUrl}/webhooks`, secret: webhookSecret, apiVersion: config.SHOPIFY_API_VERSION });
     return {
       config,
       redis,

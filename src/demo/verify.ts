@@ -63,7 +63,14 @@ export async function observe(stack: DemoStack, scenario: DemoScenario): Promise
       printOrderId: link?.printOrderId,
       submitAfter: link?.submitAfter,
       // The waits its history shows ("waiting: no mapping" → no-mapping).
-      waits: history.flatMap((h) => (h.event.startsWith('waiting: ') ? [h.event.slice('waiting: '.length).replace(/ /g, '-')] : [])),
+      waits: history.flatMap((h) =>
+        h.event.startsWith('waiting: ')
+          ? [h.event.slice('waiting: '.length).replace(/ /g, '-')]
+          : // A shipment that waited for Shopify to release its fulfillment order (bridge/fulfillment-holds.ts).
+            /Shopify holds its fulfillment order/.test(h.event)
+            ? ['fulfillment-hold']
+            : [],
+      ),
     },
     printer: {
       orders: printerOrders.length,

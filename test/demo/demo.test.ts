@@ -48,9 +48,9 @@ describe('print-bridge demo', () => {
 
     expect(result.exitCode, output).toBe(0);
     expect(output).toContain('Demo summary');
-    expect(output).toContain('All 8 orders reached their expected end state.');
+    expect(output).toContain('All 9 orders reached their expected end state.');
     expect(result.entries.map((e) => [e.orderName, e.ok])).toEqual(
-      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007', '#1009'].map((n) => [n, true]),
+      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007', '#1008', '#1009'].map((n) => [n, true]),
     );
 
     const byName = new Map(result.entries.map((e) => [e.scenario, e.seen]));
@@ -90,6 +90,13 @@ describe('print-bridge demo', () => {
     expect(moved.printer.status).toBe('shipped');
     expect(moved.printer.shipments.map((s) => s.shipTo.postcode)).toEqual(['YO30 7BH']);
     expect(moved.shopify.fulfillments).toHaveLength(1);
+
+    // The held fulfillment order: the tracking waited for the merchant's release, then went out with the printer's number.
+    const held = byName.get('held fulfillment')!;
+    expect(held.app.status).toBe('shipped');
+    expect(held.app.waits).toContain('fulfillment-hold');
+    expect(held.shopify.fulfillments).toHaveLength(1);
+    expect(held.shopify.fulfillments[0]!.tracking[0]!.number).toBe(held.printer.shipments[0]!.trackingNumber);
 
     // The summary names each order's print _id and tracking numbers.
     for (const e of result.entries) if (e.seen.printer.id) expect(output).toContain(e.seen.printer.id);
@@ -170,7 +177,7 @@ describe('print-bridge demo', () => {
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('a private redis-server');
       expect(result.stdout).toContain('Demo summary');
-      expect(result.stdout).toContain('All 8 orders reached their expected end state.');
+      expect(result.stdout).toContain('All 9 orders reached their expected end state.');
     },
   );
 });
