@@ -45,7 +45,7 @@ describe('fairness between stores', () => {
   }
 
   const shipped = (sourceOrderId: string, n: number) =>
-    fetch(`${h.runtime.url}/postbacks/postback-test-token`, {
+    fetch(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ event: 'Shipment Shipped', sourceOrderId, shipmentIndex: 0, trackingNumber: `FAIR${n}GB`, carrier: { code: 'royalmail' } }),
