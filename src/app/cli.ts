@@ -6,6 +6,9 @@ import { normaliseShopDomain, ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { createQueues, enqueueReexamine } from '../queue/queues.js';
 import { createRedis } from '../redis.js';
+import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
+import { isShopDomain } from '../shopify/webhook-agreement.js';
+import { ShopifyAdminClients } from './shopify-effects.js';
 import { startRuntime } from './runtime.js';
 
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
@@ -53,12 +56,25 @@ export function registerAppCommands(program: Command): void {
     .description("registers a store with a custom app's Admin API access token")
     .argument('<domain>', 'the store, e.g. acme.myshopify.com (or just acme)')
     .requiredOption('--token <token>', "the custom app's Admin API access token (shpat_...)")
-    .action(async (domain: string, opts: { token: string }) => {
+    .option('--no-check', 'store the token without checking it with Shopify first')
+    .action(async (domain: string, opts: { token: string; check: boolean }) => {
       const config = loadConfig({ require: ['SHOPIFY_API_SECRET'] });
       const shopify = shopifyApiFromConfig(config);
       const shop = normaliseShopDomain(shopify, domain);
-      if (!shop) throw new CliError(`"${domain}" is not a store domain; expected something like acme.myshopify.com.`);
+      if (!shop || !isShopDomain(shop)) throw new CliError(`"${domain}" is not a store domain; expected something like acme.myshopify.com.`);
       if (!opts.token.trim()) throw new CliError('--token must not be empty.');
+      if (opts.check) {
+        // One Admin API call with the new token before it replaces anything: a wrong token is refused with Shopify's
+        // answer, and the token already stored (if any) keeps working.
+        const sessionsForCheck = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX);
+        try {
+          await new ShopifyAdminClients(shopify, sessionsForCheck, configureAdminApiOrigin(config)).forToken(shop, opts.token.trim()).checkAccess();
+        } catch (error) {
+          throw new CliError(`Shopify refused the token for ${shop}; nothing was stored (--no-check skips this check): ${(error as Error).message}`);
+        } finally {
+          await sessionsForCheck.close().catch(() => undefined);
+        }
+      }
       const sessions = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX);
       // Orders that waited for this store to be connected go out now (the running workers take the job).
       const redis = createRedis(config.REDIS_URL, 'request');

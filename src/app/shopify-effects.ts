@@ -28,6 +28,11 @@ export class ShopifyAdminClients {
     if (!token) {
       throw new ShopNotInstalledError(shop);
     }
+    return this.forToken(shop, token);
+  }
+
+  /** A client for a token not stored yet (`shops add` checks it with one call before storing it). */
+  forToken(shop: string, token: string): ShopifyAdminApi {
     const session = new Session({ id: this.shopify.session.getOfflineId(shop), shop, state: '', isOnline: false, accessToken: token });
     const metrics = this.metrics;
     return new ShopifyAdminApi(createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin }), {

@@ -502,6 +502,14 @@ export class ShopifyAdminApi {
   }
 
   /** Every order created at or after `sinceIso`, oldest first, for reconciliation. */
+  /**
+   * One cheap read that the app's work needs (orders, which read_orders grants): it fails with Shopify's answer when
+   * the token is wrong, revoked, or lacks the scope.
+   */
+  async checkAccess(): Promise<void> {
+    await this.call('checkAccess', '{ orders(first: 1) { nodes { id } } }', {}, z.object({ orders: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }), true);
+  }
+
   async listRecentOrders(sinceIso: string, options: { maxPages?: number } = {}): Promise<RecentOrder[]> {
     const operation = 'listRecentOrders';
     const since = Date.parse(sinceIso);

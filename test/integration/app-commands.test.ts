@@ -10,6 +10,7 @@ import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { testMapping } from '../helpers/harness.js';
 import { freePort } from '../helpers/private-redis.js';
 import { deleteByPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
+import { startAdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
 import { BIN, runBin } from '../helpers/run-cli.js';
 
 const { redis, prefix, cleanup } = testRedis('app-commands');
@@ -42,7 +43,7 @@ function appEnv(port: number): Record<string, string> {
 
 describe('print-bridge shops add', () => {
   it("stores a custom app's token as the store's offline session", async () => {
-    const result = await runBin(['shops', 'add', 'cmd-store', '--token', 'shpat_custom_123'], appEnv(3999));
+    const result = await runBin(['shops', 'add', 'cmd-store', '--token', 'shpat_custom_123', '--no-check'], appEnv(3999));
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Registered cmd-store.myshopify.com');
@@ -56,9 +57,33 @@ describe('print-bridge shops add', () => {
   });
 
   it('refuses something that is not a store domain', async () => {
-    const result = await runBin(['shops', 'add', 'https://evil.example.com/x', '--token', 't'], appEnv(3999));
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('is not a store domain');
+    for (const domain of ['https://evil.example.com/x', 'a|b.myshopify.com', '*']) {
+      const result = await runBin(['shops', 'add', domain, '--token', 't', '--no-check'], appEnv(3999));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('is not a store domain');
+    }
+  });
+
+  it('checks the token with Shopify first: a wrong one is refused with Shopify\'s answer and the working one stays', async () => {
+    const standIn = await startAdminStandIn({ port: 0 });
+    try {
+      standIn.registerShop('checked-store.myshopify.com', 'shpat_right');
+      const env = { ...appEnv(3999), SHOPIFY_ADMIN_API_ORIGIN: standIn.origin };
+      const right = await runBin(['shops', 'add', 'checked-store', '--token', 'shpat_right'], env);
+      expect(right.stderr).toBe('');
+      expect(right.code).toBe(0);
+      const wrong = await runBin(['shops', 'add', 'checked-store', '--token', 'shpat_wrong'], env);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('Shopify refused the token for checked-store.myshopify.com; nothing was stored');
+      expect(wrong.stderr).toMatch(/Invalid API key or access token|401/);
+      const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
+      const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix);
+      await sessions.ready();
+      expect(await sessions.accessToken('checked-store.myshopify.com')).toBe('shpat_right');
+      await sessions.close();
+    } finally {
+      await standIn.close();
+    }
   });
 });
 
