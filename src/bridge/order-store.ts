@@ -123,7 +123,11 @@ if KEYS[3] ~= KEYS[4] then redis.call('ZREM', KEYS[3], ARGV[3]) end
 redis.call('ZADD', KEYS[4], ARGV[5], ARGV[3])
 for i = 8, #ARGV do redis.call('LPUSH', KEYS[5], ARGV[i]) end
 redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[6]) - 1)
-if ARGV[7] ~= '' then redis.call('SET', KEYS[6], ARGV[7]) end
+if ARGV[7] ~= '' then
+  -- A sourceOrderId belongs to the first order that claimed it (claimSourceOrderId): never taken over here.
+  local owner = redis.call('GET', KEYS[6])
+  if (not owner) or owner == ARGV[7] then redis.call('SET', KEYS[6], ARGV[7]) end
+end
 return 1
 `;
 
@@ -245,6 +249,28 @@ export class OrderStore {
       .lpush(key, JSON.stringify({ at: this.clock().toISOString(), ...entry }))
       .ltrim(key, 0, HISTORY_LIMIT - 1)
       .exec();
+  }
+
+  /**
+   * Claims a sourceOrderId for one order before it is sent: the first order to claim it owns it, and the same order
+   * claiming again is fine. Another store's (or order's) claim is refused with the owner, so two stores whose mappings
+   * render the same id never share one print order, nor each other's postbacks. An owner whose link is gone
+   * (redacted) no longer holds it.
+   */
+  async claimSourceOrderId(shop: string, orderId: string, sourceOrderId: string): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
+    const key = this.key('source', sourceOrderId);
+    const member = this.member(shop, orderId);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if ((await this.redis.set(key, member, 'NX')) === 'OK') return { ok: true };
+      const owner = await this.redis.get(key);
+      if (owner === null) continue;
+      if (owner === member) return { ok: true };
+      const [ownerShop, ownerOrder] = splitMember(owner);
+      if (await this.redis.exists(this.key('link', ownerShop, ownerOrder))) return { ok: false, owner: { shop: ownerShop, orderId: ownerOrder } };
+      // The owner's record is gone: the id is free again (compare-and-delete, so a new owner is never removed).
+      await this.redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, key, owner);
+    }
+    throw new OrderStoreConflictError(shop, orderId);
   }
 
   async findBySourceOrderId(sourceOrderId: string): Promise<OrderLink | undefined> {

@@ -89,6 +89,20 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     throw new MappingProblemsError(orderName, problems);
   }
 
+  // The id must be this order's alone before anything reaches the printer (issue 12 item 6).
+  const claim = await deps.store.claimSourceOrderId(shop, orderId, sourceOrderId);
+  if (!claim.ok) {
+    const other = claim.owner.shop === shop ? `another order of this store (${claim.owner.orderId})` : `an order of another store (${claim.owner.shop})`;
+    const problems = [
+      {
+        subject: 'order.sourceOrderId',
+        message: `${sourceOrderId} already belongs to ${other}; the mapping's sourceOrderId must be unique per store and order (include {{ shop.handle }} and {{ order.order_number }}), then resubmit`,
+      },
+    ];
+    await recordProblems(deps, link, 'held', 'source-order-id', problems);
+    throw new MappingProblemsError(orderName, problems);
+  }
+
   if (settings?.validate && link.status !== 'submitting') {
     try {
       await deps.printService.validate(order);
@@ -117,7 +131,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         submitAttempts: current.submitAttempts + 1,
         shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),
         sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
-        problems: current.problems.filter((p) => p.kind !== 'mapping' && p.kind !== 'validation' && !isWaitKind(p.kind)),
+        problems: current.problems.filter((p) => p.kind !== 'mapping' && p.kind !== 'validation' && p.kind !== 'source-order-id' && !isWaitKind(p.kind)),
       },
       history:
         current.status === 'submitting'

@@ -21,7 +21,7 @@ export const WAIT_KINDS = {
 } as const;
 
 /** Problems a release clears: the submit job that follows reports afresh whatever still holds. */
-const RELEASED_KINDS = new Set<string>([WAIT_KINDS.storeNotConnected, WAIT_KINDS.noMapping, 'mapping']);
+const RELEASED_KINDS = new Set<string>([WAIT_KINDS.storeNotConnected, WAIT_KINDS.noMapping, 'mapping', 'source-order-id']);
 
 /** Order topics that can be a mapping's submit topic. */
 export const SUBMIT_TOPICS = ['orders/create', 'orders/paid'] as const;
