@@ -60,6 +60,7 @@ export function appEnv(options: { prefix: string; emulatorUrl: string; standInOr
     REDIS_PREFIX: options.prefix,
     SHOPIFY_API_KEY: 'bench-key',
     SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+    ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
     SHOPIFY_ADMIN_API_ORIGIN: options.standInOrigin,
     PRINT_API_BASE_URL: options.emulatorUrl,
     PRINT_API_TOKEN: 'demo-token',
@@ -98,7 +99,7 @@ export async function startApp(role: 'start' | 'web' | 'worker', env: Record<str
 
 export async function registerShop(env: Record<string, string>): Promise<void> {
   await new Promise<void>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, 'shops', 'add', SHOP, '--token', SHOP_TOKEN], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [BIN, 'shops', 'add', SHOP, '--token', SHOP_TOKEN, '--no-check'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`shops add exited with ${code}`))));
   });
 }

@@ -142,6 +142,15 @@ export const configSchema = z.object({
   /** A separate port for `GET /metrics` without a token, bound to METRICS_HOST (127.0.0.1 by default). */
   METRICS_PORT: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a number' }).int().min(1).max(65535).optional()),
   METRICS_HOST: z.preprocess(emptyToUndefined, z.string().default('127.0.0.1')),
+  /**
+   * 32-byte keys, base64, comma-separated: the first encrypts stored secrets (Shopify access tokens), every one
+   * decrypts (rotation). Required once a secret is stored.
+   */
+  ENCRYPTION_KEY: commaList.pipe(
+    z
+      .array(z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+=*$/.test(v), 'each key must be 32 bytes of base64 (openssl rand -base64 32)'))
+      .optional(),
+  ),
   /** Proxy hops in front of the app whose X-Forwarded-* headers are believed (Express `trust proxy` as a number). */
   TRUST_PROXY: wholeAtLeastZero(0),
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */

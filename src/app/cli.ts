@@ -75,7 +75,8 @@ export function registerAppCommands(program: Command): void {
           await sessionsForCheck.close().catch(() => undefined);
         }
       }
-      const sessions = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX);
+      if (!config.ENCRYPTION_KEY?.length) throw new CliError('ENCRYPTION_KEY is not set: the token would be stored in clear. Make a key with: openssl rand -base64 32');
+      const sessions = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX, config.ENCRYPTION_KEY);
       // Orders that waited for this store to be connected go out now (the running workers take the job).
       const redis = createRedis(config.REDIS_URL, 'request');
       const queues = createQueues(redis, config.REDIS_PREFIX);

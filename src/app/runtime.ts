@@ -80,6 +80,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw new Error(`Redis at ${config.REDIS_URL} is not reachable: ${error.message}`);
   });
 
+  if (!config.ENCRYPTION_KEY?.length) {
+    logger.error('ENCRYPTION_KEY is not set: no store can be connected (OAuth and shops add refuse to store an access token in clear); make one with: openssl rand -base64 32');
+  }
+
   // Checked at start as well as in /readyz: an operator reading the start-up log learns it before the first order.
   const durability = await checkRedisDurability(requestRedis).catch((error: Error) => ({ durable: false, reasons: [`INFO failed: ${error.message}`] }));
   if (!durability.durable) {
@@ -90,7 +94,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const adminOrigin = configureAdminApiOrigin(config);
   if (adminOrigin) logger.warn({ adminOrigin }, 'Admin API calls go to SHOPIFY_ADMIN_API_ORIGIN (development and tests only)');
   const shopify = shopifyApiFromConfig(config);
-  const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix);
+  const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix, config.ENCRYPTION_KEY ?? []);
   await sessions.ready();
 
   const registry = new MappingRegistry({

@@ -137,6 +137,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         REDIS_PREFIX: prefix,
         SHOPIFY_API_KEY: `demo-${secret(8)}`,
         SHOPIFY_API_SECRET: `shpss_${secret(16)}`,
+        // The demo makes its own key: its store tokens are encrypted at rest like any install's.
+        ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         SHOPIFY_ADMIN_API_ORIGIN: standIn.origin,
         PRINT_API_BASE_URL: emulator.baseUrl,
         PRINT_API_ORDERS_URL: emulator.ordersUrl,

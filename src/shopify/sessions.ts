@@ -1,10 +1,15 @@
 import { Session, type Shopify } from '@shopify/shopify-api';
 import { RedisSessionStorage } from '@shopify/shopify-app-session-storage-redis';
 import type { Redis } from 'ioredis';
+import { SecretCipher, SecretKeyError } from '../secrets/cipher.js';
 
 /**
  * Shopify sessions in Redis through the official storage. The app only needs offline sessions: an access token per
  * store that the worker uses for Admin API calls, obtained by OAuth or registered with `shops add` for a custom app.
+ *
+ * The access token is encrypted before the storage sees it (`ENCRYPTION_KEY`, src/secrets/cipher.ts): a Redis dump or
+ * backup holds no usable token. A token stored in clear by an earlier version is still read, and is encrypted when
+ * read; so is one under a rotated-out key. Storing needs the key: without it, storing refuses with the reason.
  */
 export class ShopSessions {
   readonly storage: RedisSessionStorage;
@@ -15,6 +20,8 @@ export class ShopSessions {
     private readonly shopify: Shopify,
     redisUrl: string,
     prefix: string,
+    /** ENCRYPTION_KEY's keys; none: tokens can be read if stored in clear earlier, but none can be stored. */
+    private readonly encryptionKeys: readonly string[] = [],
   ) {
     this.sessionKeyPrefix = `${prefix}shopify-session`;
     this.storage = new RedisSessionStorage(redisUrl, { sessionKeyPrefix: this.sessionKeyPrefix });
@@ -41,14 +48,40 @@ export class ShopSessions {
     await this.storage.ready;
   }
 
+  private cipherOrUndefined(): SecretCipher | undefined {
+    return this.encryptionKeys.length > 0 ? new SecretCipher(this.encryptionKeys) : undefined;
+  }
+
   /** The store's offline access token, or undefined when the app is not installed there. */
   async accessToken(shop: string): Promise<string | undefined> {
     const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
-    return session?.accessToken;
+    const stored = session?.accessToken;
+    if (!session || !stored) return undefined;
+    const cipher = this.cipherOrUndefined();
+    if (!SecretCipher.isEncrypted(stored)) {
+      // Stored in clear by an earlier version: encrypted now, when a key is configured.
+      if (cipher) await this.storage.storeSession(this.sealed(session, stored, cipher));
+      return stored;
+    }
+    if (!cipher) throw new SecretKeyError(`the access token of ${shop} is encrypted and ENCRYPTION_KEY is not set: set the key it was stored with`);
+    const { plain, stale } = cipher.decrypt(stored);
+    if (stale) await this.storage.storeSession(this.sealed(session, plain, cipher));
+    return plain;
+  }
+
+  private sealed(session: Session, token: string, cipher: SecretCipher): Session {
+    return new Session({ ...session.toObject(), accessToken: cipher.encrypt(token) });
+  }
+
+  private async storeEncrypted(session: Session): Promise<void> {
+    if (!session.accessToken) throw new Error(`a session of ${session.shop} without an access token cannot be stored`);
+    const cipher = this.cipherOrUndefined();
+    if (!cipher) throw new SecretKeyError(`ENCRYPTION_KEY is not set: the access token of ${session.shop} cannot be stored (make a key with: openssl rand -base64 32)`);
+    await this.storage.storeSession(this.sealed(session, session.accessToken, cipher));
   }
 
   async storeSession(session: Session): Promise<void> {
-    await this.storage.storeSession(session);
+    await this.storeEncrypted(session);
     await this.notifyStored(session.shop);
   }
 
@@ -74,7 +107,7 @@ export class ShopSessions {
       accessToken: token,
       scope: scopes.join(','),
     });
-    await this.storage.storeSession(session);
+    await this.storeEncrypted(session);
     await this.notifyStored(shop);
     return session;
   }

@@ -15,6 +15,8 @@ import { signedWebhookHeaders } from './shopify-webhooks.js';
 export const SHOP = 'acme-print-test.myshopify.com';
 export const SHOP_TOKEN = 'shpat_test_token';
 export const SHOPIFY_SECRET = 'shpss_harness_secret';
+/** ENCRYPTION_KEY of the harness's app (32 bytes, base64). */
+export const HARNESS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 /** The bearer token `GET /metrics` needs in the harness's app. */
 export const HARNESS_METRICS_TOKEN = 'metrics-token-for-tests-0123456789abcdef';
 export const metricsHeaders = { authorization: `Bearer ${HARNESS_METRICS_TOKEN}` };
@@ -79,6 +81,7 @@ export async function startHarness(
       REDIS_PREFIX: prefix,
       SHOPIFY_API_KEY: 'test-key',
       SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+      ENCRYPTION_KEY: HARNESS_ENCRYPTION_KEY,
       SHOPIFY_ADMIN_API_ORIGIN: standIn.origin,
       PRINT_API_BASE_URL: emulator.baseUrl,
       PRINT_API_ORDERS_URL: emulator.ordersUrl,

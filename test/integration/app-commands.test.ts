@@ -30,6 +30,7 @@ function appEnv(port: number): Record<string, string> {
     REDIS_PREFIX: prefix,
     SHOPIFY_API_KEY: 'cmd-key',
     SHOPIFY_API_SECRET: 'cmd-secret',
+    ENCRYPTION_KEY: CMD_KEY,
     PRINT_API_BASE_URL: 'http://127.0.0.1:9',
     PRINT_API_TOKEN: 't',
     PRINT_API_SECRET: 's',
@@ -41,6 +42,8 @@ function appEnv(port: number): Record<string, string> {
   };
 }
 
+const CMD_KEY = Buffer.alloc(32, 3).toString('base64');
+
 describe('print-bridge shops add', () => {
   it("stores a custom app's token as the store's offline session", async () => {
     const result = await runBin(['shops', 'add', 'cmd-store', '--token', 'shpat_custom_123', '--no-check'], appEnv(3999));
@@ -48,7 +51,7 @@ describe('print-bridge shops add', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Registered cmd-store.myshopify.com');
     const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
-    const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix);
+    const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix, [CMD_KEY]);
     await sessions.ready();
     expect(await sessions.accessToken('cmd-store.myshopify.com')).toBe('shpat_custom_123');
     expect(await sessions.deleteShopSessions('cmd-store.myshopify.com')).toBe(1);

@@ -1,4 +1,7 @@
+import { Session } from '@shopify/shopify-api';
 import { Redis } from 'ioredis';
+import { ShopSessions } from '../../src/shopify/sessions.js';
+import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { judgeDurability, parseInfo } from '../../src/redis-durability.js';
@@ -174,5 +177,58 @@ describe('operator login throttle and logout (issue 12 item 8)', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('access tokens at rest (issue 12 item 11)', () => {
+  let h: Harness;
+  let raw: Redis;
+  beforeAll(async () => {
+    h = await startHarness();
+    raw = new Redis(h.config.REDIS_URL);
+  });
+  afterAll(async () => {
+    raw?.disconnect();
+    await h?.close();
+  });
+
+  async function storedValues(): Promise<string> {
+    const keys = await raw.keys(`${h.prefix}shopify-session*`);
+    const values = await Promise.all(keys.map(async (k) => ((await raw.type(k)) === 'string' ? raw.get(k) : JSON.stringify(await raw.hgetall(k)))));
+    return values.join('\n');
+  }
+
+  it('keeps no access token in clear in Redis, and reads it back with the key', async () => {
+    await h.runtime.sessions.addCustomAppToken('at-rest.myshopify.com', 'shpat_at_rest_secret_value', ['read_orders']);
+    const text = await storedValues();
+    expect(text).toContain('at-rest.myshopify.com');
+    expect(text).not.toContain('shpat_at_rest_secret_value');
+    expect(await h.runtime.sessions.accessToken('at-rest.myshopify.com')).toBe('shpat_at_rest_secret_value');
+  });
+
+  it('cannot be read with another key, and refuses to store a token without a key', async () => {
+    const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 's', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
+    const wrongKey = new ShopSessions(shopify, h.config.REDIS_URL, h.prefix, [Buffer.alloc(32, 9).toString('base64')]);
+    const noKey = new ShopSessions(shopify, h.config.REDIS_URL, h.prefix);
+    try {
+      await expect(wrongKey.accessToken('at-rest.myshopify.com')).rejects.toThrow(/not in ENCRYPTION_KEY/);
+      await expect(noKey.addCustomAppToken('clear.myshopify.com', 'shpat_clear', ['read_orders'])).rejects.toThrow(/ENCRYPTION_KEY is not set/);
+    } finally {
+      await wrongKey.close();
+      await noKey.close();
+    }
+  });
+
+  it('encrypts a token an earlier version stored in clear when it is next read', async () => {
+    const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 's', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
+    const legacy = new ShopSessions(shopify, h.config.REDIS_URL, h.prefix);
+    try {
+      await legacy.storage.storeSession(new Session({ id: shopify.session.getOfflineId('legacy.myshopify.com'), shop: 'legacy.myshopify.com', state: '', isOnline: false, accessToken: 'shpat_legacy_clear' }));
+    } finally {
+      await legacy.close();
+    }
+    expect(await storedValues()).toContain('shpat_legacy_clear');
+    expect(await h.runtime.sessions.accessToken('legacy.myshopify.com')).toBe('shpat_legacy_clear');
+    expect(await storedValues()).not.toContain('shpat_legacy_clear');
   });
 });

@@ -108,6 +108,7 @@ describe('orders of a store that is not connected', () => {
       APP_URL: 'http://127.0.0.1',
       SHOPIFY_API_KEY: 'test-key',
       SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+      ENCRYPTION_KEY: h.config.ENCRYPTION_KEY!.join(','),
       SHOPIFY_ADMIN_API_ORIGIN: h.standIn.origin,
     });
     expect(result.stderr).toBe('');
