@@ -80,7 +80,7 @@ describe('print-bridge shops add', () => {
       expect(wrong.stderr).toContain('Shopify refused the token for checked-store.myshopify.com; nothing was stored');
       expect(wrong.stderr).toMatch(/Invalid API key or access token|401/);
       const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
-      const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix);
+      const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix, [CMD_KEY]);
       await sessions.ready();
       expect(await sessions.accessToken('checked-store.myshopify.com')).toBe('shpat_right');
       await sessions.close();
