@@ -151,6 +151,14 @@ export const configSchema = z.object({
       .array(z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+=*$/.test(v), 'each key must be 32 bytes of base64 (openssl rand -base64 32)'))
       .optional(),
   ),
+  /** Confirm shipped and cancelled postbacks by reading the order at the print service before Shopify is written. */
+  PRINT_CONFIRM_EVENTS: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('true')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  ),
   /** Proxy hops in front of the app whose X-Forwarded-* headers are believed (Express `trust proxy` as a number). */
   TRUST_PROXY: wholeAtLeastZero(0),
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */

@@ -33,6 +33,7 @@ import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
 import { maintenanceRunner, scheduleMaintenance } from './maintenance.js';
 import { registryMappingPort } from './mapping-port.js';
 import { releaseWaitingOrders, sessionConnections } from './waiting.js';
+import { printEventConfirmer } from '../bridge/confirm-print-event.js';
 import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
 
 export interface RuntimeOptions {
@@ -296,6 +297,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         tracking: registryTrackingLookup(registry),
         notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
         holdRecheckMs: config.SHOPIFY_HOLD_RECHECK_SECONDS * 1000,
+        // Every store is on the env print account today; per-store accounts (issue 16) choose the client by shop here.
+        confirm: config.PRINT_CONFIRM_EVENTS ? printEventConfirmer((_shop, sourceOrderId) => printService.getBySourceId(sourceOrderId)) : undefined,
       },
       printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
       maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),

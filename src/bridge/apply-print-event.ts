@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
+import type { ConfirmPrintEvent } from './confirm-print-event.js';
 import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '../shopify/admin-api.js';
 import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../shopify/fulfillment-plan.js';
 import { OrderBusyError } from './errors.js';
@@ -37,6 +38,11 @@ export interface ApplyPrintEventDeps {
   leaseMs?: number;
   /** Re-checks of shipments whose fulfillment orders Shopify holds (fulfillment-holds.ts); without it only webhooks end the wait. */
   scheduleHoldRecheck?: ScheduleHoldRecheck;
+  /**
+   * PRINT_CONFIRM_EVENTS: shipped and cancelled claims are confirmed with the print service before Shopify is written
+   * (confirm-print-event.ts). Without it every postback is believed (tests of the event logic alone).
+   */
+  confirm?: ConfirmPrintEvent;
   /** First re-check delay of a held shipment. */
   holdRecheckMs?: number;
 }
@@ -68,6 +74,11 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
   if (!link) return { kind: 'unknown-order', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
   const log = deps.logger.child({ shop: link.shop, orderId: link.orderId, event: event.kind, sourceOrderId: link.sourceOrderId });
 
+  if (deps.confirm && (event.kind === 'shipped' || event.kind === 'cancelled') && link.sourceOrderId) {
+    const confirmation = await deps.confirm(link.shop, link.sourceOrderId, event);
+    if (!confirmation.confirmed) return unconfirmed(deps, link, event, confirmation.reason, log);
+  }
+
   switch (event.kind) {
     case 'received':
       return progress(deps, link, event, 'received');
@@ -83,6 +94,26 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
     case 'noted':
       return noted(deps, link, event);
   }
+}
+
+/**
+ * A shipped or cancelled postback the print service contradicts: nothing is written to Shopify; the order carries a
+ * problem saying so (someone holding a postback token sent it, or the service's trigger is wrong).
+ */
+async function unconfirmed(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintEvent, reason: string, log: Logger): Promise<ApplyPrintEventOutcome> {
+  const at = deps.clock().toISOString();
+  const subject = event.kind === 'shipped' ? `shipment ${event.shipmentIndex ?? 0}` : 'cancellation';
+  const message = `A "${event.kind}" postback was not confirmed by the print service and changed nothing: ${reason}.`;
+  await deps.store.update(link.shop, link.orderId, (c) =>
+    c
+      ? {
+          link: { ...c, problems: [...c.problems.filter((p) => !(p.kind === 'unconfirmed-postback' && p.subject === subject)), { kind: 'unconfirmed-postback', subject, message, at }] },
+          history: [{ event: `print service: ${event.kind} not confirmed (ignored)`, source: 'print-service', detail: [describe(event), reason].filter(Boolean).join('; ') }],
+        }
+      : undefined,
+  );
+  log.warn({ reason }, 'postback not confirmed by the print service; nothing written to Shopify');
+  return { kind: 'unchanged', detail: `not confirmed: ${reason}` };
 }
 
 /** An event print-bridge does not act on: it goes into the order's history, and nothing else changes. */

@@ -8,6 +8,7 @@ import type { ScheduleHoldRecheck } from '../bridge/fulfillment-holds.js';
 import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleQueuedWebhook } from '../bridge/handle-webhook.js';
+import type { ConfirmPrintEvent } from '../bridge/confirm-print-event.js';
 import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
@@ -56,6 +57,8 @@ export interface PrintEventWorkerDeps {
   notifyCustomer?: boolean;
   /** First re-check of a shipment whose fulfillment order Shopify holds (default 15 min). */
   holdRecheckMs?: number;
+  /** PRINT_CONFIRM_EVENTS: confirm shipped and cancelled postbacks with the print service first. */
+  confirm?: ConfirmPrintEvent;
 }
 
 /**

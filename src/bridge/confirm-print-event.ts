@@ -1,0 +1,48 @@
+import { PrintServiceNotFoundError } from '../print-service/errors.js';
+import type { PrintEvent } from '../print-service/postback.js';
+import { printStatusWord, type OrderRecord } from '../print-service/schema.js';
+
+/**
+ * Whoever holds a postback token can claim an order shipped (Shopify e-mails the customer the tracking) or cancelled.
+ * Those two claims are confirmed with the print service itself before Shopify is written (`PRINT_CONFIRM_EVENTS`):
+ * the order is read by its sourceOrderId, with the account of the store the order belongs to, and must show the
+ * shipment shipped with that tracking number, or the order cancelled. An unreachable service throws (the job
+ * retries); a claim the service contradicts is refused with the reason.
+ */
+
+export type Confirmation = { confirmed: true } | { confirmed: false; reason: string };
+
+/** Reads an order at the print service account that serves `shop` (today every store is on the env account). */
+export type ReadPrintOrder = (shop: string, sourceOrderId: string) => Promise<OrderRecord>;
+
+export type ConfirmPrintEvent = (shop: string, sourceOrderId: string, event: PrintEvent) => Promise<Confirmation>;
+
+export function printEventConfirmer(read: ReadPrintOrder): ConfirmPrintEvent {
+  return async (shop, sourceOrderId, event) => {
+    let record: OrderRecord;
+    try {
+      record = await read(shop, sourceOrderId);
+    } catch (error) {
+      if (error instanceof PrintServiceNotFoundError) return { confirmed: false, reason: `the print service has no order ${sourceOrderId}` };
+      throw error;
+    }
+    const status = printStatusWord(record.status);
+    if (event.kind === 'cancelled') {
+      return status === 'cancelled' ? { confirmed: true } : { confirmed: false, reason: `the print service reports ${sourceOrderId} as ${record.status ?? 'without a status'}, not cancelled` };
+    }
+    if (event.kind !== 'shipped') return { confirmed: true };
+    const shipments = record.orderData.shipments ?? [];
+    const index = event.shipmentIndex ?? 0;
+    const shipment = shipments.find((s, i) => (typeof s.shipmentIndex === 'number' ? s.shipmentIndex : i) === index);
+    const shipped = printStatusWord(typeof shipment?.status === 'string' ? shipment.status : undefined) === 'shipped' || status === 'shipped';
+    if (!shipped) return { confirmed: false, reason: `the print service does not report shipment ${index} of ${sourceOrderId} as shipped` };
+    const tracking = typeof shipment?.trackingNumber === 'string' ? shipment.trackingNumber.trim() : undefined;
+    if (event.trackingNumber && tracking !== undefined && tracking !== event.trackingNumber.trim()) {
+      return { confirmed: false, reason: `the print service reports tracking ${tracking} for shipment ${index} of ${sourceOrderId}, not ${event.trackingNumber}` };
+    }
+    if (event.trackingNumber && tracking === undefined) {
+      return { confirmed: false, reason: `the print service reports no tracking number for shipment ${index} of ${sourceOrderId}` };
+    }
+    return { confirmed: true };
+  };
+}
