@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import { planFulfillment } from '../src/shopify/fulfillment-plan.js';
 import { SHOP, startPostbackHarness, type TestOrder } from '../test/helpers/postback-harness.js';
-import { testRedis } from '../test/helpers/redis.js';
+import { testBackends } from '../test/helpers/backends.js';
 
 const BUCKETS = {
   unlimited: { maximumAvailable: 1e9, restoreRate: 1e9 },
@@ -54,8 +54,8 @@ async function pool<T>(items: T[], width: number, run: (item: T) => Promise<unkn
 }
 
 async function main(): Promise<void> {
-  const { redis, prefix, cleanup } = testRedis('bench-postbacks');
-  const h = await startPostbackHarness({ redis, prefix, concurrency: CONCURRENCY, bucket: BUCKET });
+  const { redis, prefix, database, cleanup } = testBackends('bench-postbacks');
+  const h = await startPostbackHarness({ redis, prefix, database, concurrency: CONCURRENCY, bucket: BUCKET });
   try {
     // --- print-bridge: receipt → fulfillment
     const orders: TestOrder[] = [];

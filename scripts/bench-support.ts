@@ -11,14 +11,23 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { deleteByPrefix } from '../src/redis.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-export const BIN = join(ROOT, 'bin/print-bridge.js');
+/** BENCH_APP_ROOT runs another checkout's app (a before/after comparison in one run); the harness stays this one. */
+export const BIN = join(process.env.BENCH_APP_ROOT ? resolve(process.env.BENCH_APP_ROOT) : ROOT, 'bin/print-bridge.js');
 export const SHOP = 'bench-shop.myshopify.com';
 export const SHOP_TOKEN = 'shpat_bench';
 export const SHOPIFY_SECRET = 'shpss_bench_secret';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The benchmarks' PostgreSQL; each run works in a schema of its own, named after its Redis prefix. */
+export const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** `pbbench:flash:1a2b3c4d:` → `pbbench_flash_1a2b3c4d`. */
+export function schemaOf(prefix: string): string {
+  return prefix.replace(/[^a-z0-9]+/gi, '_').replace(/^_+|_+$/g, '').toLowerCase();
+}
 
 export function benchMapping(options: { validate?: boolean } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'pb-bench-mappings-'));
@@ -58,6 +67,8 @@ export function appEnv(options: { prefix: string; emulatorUrl: string; standInOr
     APP_URL: `http://127.0.0.1:${options.port}`,
     REDIS_URL,
     REDIS_PREFIX: options.prefix,
+    DATABASE_URL,
+    DATABASE_SCHEMA: schemaOf(options.prefix),
     SHOPIFY_API_KEY: 'bench-key',
     SHOPIFY_API_SECRET: SHOPIFY_SECRET,
     ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64'),
@@ -112,6 +123,10 @@ export async function cleanupPrefix(prefix: string): Promise<void> {
   const redis = new Redis(REDIS_URL);
   await deleteByPrefix(redis, prefix);
   redis.disconnect();
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schemaOf(prefix)}" CASCADE`);
+  await client.end();
 }
 
 let counter = 0;

@@ -1,10 +1,10 @@
 /**
  * Pieces of `npm run chaos` that its short versions in the test suite share: a Redis of its own with an append-only
- * file that can be restarted in place, and a postback relay that forwards every trigger delivery to the app and
+ * file that can be restarted in place, a PostgreSQL of its own that can be crashed and restarted, and a postback relay that forwards every trigger delivery to the app and
  * replays it later, several times, in shuffled order.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -155,5 +155,75 @@ export class PostbackRelay {
     this.timers.clear();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/**
+ * A PostgreSQL cluster of its own (initdb in a temporary directory, trust auth, 127.0.0.1 on a free port), so the
+ * chaos run can crash it without touching the machine's server. `restart()` stops it with SIGQUIT, PostgreSQL's
+ * immediate shutdown (no checkpoint, as a crash: it recovers from its WAL at the next start), and starts it again on
+ * the same port and directory. As root it runs as the `postgres` user, which PostgreSQL requires.
+ */
+export class PrivatePostgres {
+  private child: ChildProcess | undefined;
+  readonly dir = mkdtempSync(join(tmpdir(), 'pb-chaos-pg-'));
+  private readonly bin: string;
+  private readonly ids: { uid?: number; gid?: number };
+
+  private constructor(readonly port: number) {
+    const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(a) - Number(b));
+    if (versions.length === 0) throw new Error('no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)');
+    this.bin = `/usr/lib/postgresql/${versions.at(-1)!}/bin`;
+    if (process.getuid?.() === 0) {
+      const passwd = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+      if (!passwd) throw new Error('running as root needs a postgres user to run PostgreSQL as');
+      const [, , uid, gid] = passwd.split(':');
+      this.ids = { uid: Number(uid), gid: Number(gid) };
+      chownSync(this.dir, this.ids.uid!, this.ids.gid!);
+    } else {
+      this.ids = {};
+    }
+  }
+
+  static async start(): Promise<PrivatePostgres> {
+    const pg = new PrivatePostgres(await freePort());
+    await new Promise<void>((resolve, reject) => {
+      const init = spawn(`${pg.bin}/initdb`, ['-D', join(pg.dir, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync'], { stdio: 'ignore', ...pg.ids });
+      init.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb exited with ${code}`))));
+    });
+    await pg.launch();
+    return pg;
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  private async launch(): Promise<void> {
+    this.child = spawn(
+      `${this.bin}/postgres`,
+      ['-D', join(this.dir, 'data'), '-p', String(this.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${this.dir}`, '-c', 'max_connections=200'],
+      { stdio: 'ignore', ...this.ids },
+    );
+    for (let i = 0; i < 400; i++) {
+      if (await new Promise<boolean>((resolve) => spawn(`${this.bin}/pg_isready`, ['-h', '127.0.0.1', '-p', String(this.port), '-q']).once('exit', (code) => resolve(code === 0)))) return;
+      await sleep(50);
+    }
+    throw new Error(`PostgreSQL on port ${this.port} did not start`);
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGINT'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Down for `downMs` after an immediate shutdown (as a crash), then back with the same data. */
+  async restart(downMs = 2_000): Promise<void> {
+    await this.stop('SIGQUIT');
+    await sleep(downMs);
+    await this.launch();
   }
 }

@@ -5,6 +5,8 @@
  *   (as Shopify does);
  * - `print-bridge worker` processes (default 2) are killed with SIGKILL at random moments and restarted;
  * - Redis (its own, with an append-only file) is restarted once, mid-burst;
+ * - PostgreSQL (its own cluster, the system of record) is crashed (immediate shutdown) and restarted once while orders
+ *   are being printed, shipped and fulfilled;
  * - the print-service emulator answers 30% of creates with 503 and stores 10% but drops the connection;
  * - its triggers post every event through a relay that forwards it to the app and replays it three more times at
  *   random moments: late, repeated, out of order.
@@ -22,13 +24,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { openDatabase } from '../src/db/database.js';
 import { OrderStore } from '../src/bridge/order-store.js';
 import { ORDER_STATUSES } from '../src/bridge/status.js';
 import { demoTriggers } from '../src/emulator/demo-triggers.js';
 import { createQueues } from '../src/queue/queues.js';
 import { signedHeaders } from './bench-webhooks.js';
 import { appEnv, benchMapping, benchOrder, BIN, forkService, newPrefix, registerShop, SHOP, startApp } from './bench-support.js';
-import { AofRedis, freePort, PostbackRelay, seededRandom } from './chaos-support.js';
+import { AofRedis, freePort, PostbackRelay, PrivatePostgres, seededRandom } from './chaos-support.js';
 
 const { values } = parseArgs({
   options: {
@@ -57,6 +60,7 @@ async function pool<T>(items: T[], width: number, run: (item: T) => Promise<void
 }
 
 const redis = await AofRedis.start();
+const postgres = await PrivatePostgres.start();
 const prefix = newPrefix('chaos');
 const appPort = await freePort();
 const emulatorPort = await freePort();
@@ -64,6 +68,8 @@ const standIn = await forkService('stand-in');
 const env: Record<string, string> = {
   ...appEnv({ prefix, emulatorUrl: `http://127.0.0.1:${emulatorPort}`, standInOrigin: String(standIn.info.origin), mappingsDir: benchMapping(), port: appPort, concurrency: 16 }),
   REDIS_URL: redis.url,
+  DATABASE_URL: postgres.url,
+  DATABASE_SCHEMA: 'public',
   // A killed worker's jobs come back after this long.
   JOB_LOCK_MS: '5000',
   RECONCILE_SILENT_MINUTES: '0',
@@ -102,10 +108,11 @@ for (let i = 0; i < WORKERS; i++) workers.push(spawnWorker());
 
 const monitor = new Redis(redis.url, { maxRetriesPerRequest: 3 });
 monitor.on('error', () => undefined);
-const store = new OrderStore(monitor, prefix);
+const monitorDb = await openDatabase({ url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolSize: 2 });
+const store = new OrderStore({ database: monitorDb, redis: monitor, prefix });
 const queues = createQueues(monitor, prefix);
 
-console.log(`chaos: ${TOTAL} orders, ${WORKERS} workers killed every ~${KILL_EVERY_MS} ms, Redis restarted once, emulator 30% 503 / 10% dropped, every postback replayed 3× shuffled, seed ${SEED}`);
+console.log(`chaos: ${TOTAL} orders, ${WORKERS} workers killed every ~${KILL_EVERY_MS} ms, Redis restarted once, PostgreSQL crashed and restarted once, emulator 30% 503 / 10% dropped, every postback replayed 3× shuffled, seed ${SEED}`);
 
 // ---- the faults
 let kills = 0;
@@ -154,6 +161,7 @@ const deadline = performance.now() + Number(values.timeout) * 1000;
 let drained = false;
 let lastReport = 0;
 let printerIds = new Map<string, number>();
+let postgresRestarted = false;
 let shopifyOrders: StandInOrder[] = [];
 while (performance.now() < deadline) {
   await sleep(1_000);
@@ -166,6 +174,14 @@ while (performance.now() < deadline) {
     const fulfilled = shopifyOrders.filter((o) => o.fulfillments.length > 0).length;
     const busy = await Promise.all([queues.webhooks, queues.orders, queues.events, queues.shopify].map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
     const pendingJobs = busy.reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0);
+    // PostgreSQL goes down hard once a fifth of the orders have shipped: workers are then writing shipments,
+    // fulfillments and history, and their jobs must fail, retry and lose nothing.
+    if (!postgresRestarted && (counts.shipped ?? 0) >= TOTAL / 5) {
+      postgresRestarted = true;
+      say(`crashing PostgreSQL (immediate shutdown) with ${counts.shipped ?? 0} orders shipped`);
+      await postgres.restart(2_000);
+      say('PostgreSQL is back');
+    }
     if (killing && (counts.shipped ?? 0) === TOTAL) {
       killing = false;
       say('every order shipped: no more kills; waiting for replays and queues to settle');
@@ -174,7 +190,7 @@ while (performance.now() < deadline) {
       lastReport = performance.now();
       say(`at the printer ${printerIds.size}/${TOTAL}, shipped ${counts.shipped ?? 0}, fulfilled in Shopify ${fulfilled}, jobs pending ${pendingJobs}, postbacks ${relay.stats.forwarded} + ${relay.stats.replayed} replays (${relay.stats.pendingReplays} to come), kills ${kills}`);
     }
-    if ((counts.shipped ?? 0) === TOTAL && fulfilled === TOTAL && relay.stats.pendingReplays === 0 && pendingJobs === 0 && redisRestarted) {
+    if ((counts.shipped ?? 0) === TOTAL && fulfilled === TOTAL && relay.stats.pendingReplays === 0 && pendingJobs === 0 && redisRestarted && postgresRestarted) {
       drained = true;
       break;
     }
@@ -197,6 +213,7 @@ console.log('chaos result');
 console.log(`  orders                                 ${TOTAL}`);
 console.log(`  workers killed with SIGKILL            ${kills}`);
 console.log(`  Redis restarts                         ${redisRestarted ? 1 : 0}`);
+console.log(`  PostgreSQL crashes and restarts        ${postgresRestarted ? 1 : 0}`);
 console.log(`  webhook answers not 2xx (resent)       ${webhooks503}`);
 console.log(`  emulator faults                        ${JSON.stringify(stats.faults)}`);
 console.log(`  postbacks forwarded / replayed         ${relay.stats.forwarded} / ${relay.stats.replayed} (${relay.stats.replayFailures} replays never accepted)`);
@@ -214,6 +231,8 @@ standIn.child.kill();
 await relay.close();
 await queues.close();
 monitor.disconnect();
+await monitorDb.close();
 await sleep(500);
+await postgres.stop();
 await redis.stop();
 process.exit(ok ? 0 : 1);

@@ -7,6 +7,8 @@ import { registerEmulatorCommand } from './emulator/cli.js';
 import { registerMappingCommands } from './mapping/cli.js';
 import { registerAppCommands } from './app/cli.js';
 import { registerDemoCommand } from './demo/cli.js';
+import { registerDbCommands } from './db/cli.js';
+import { registerDataRequestCommands } from './app/privacy-cli.js';
 
 /**
  * `print-bridge`: one binary for every role (DESIGN section 3). Each domain registers its own commands so that this
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   registerMappingCommands(program);
   registerAppCommands(program);
   registerDemoCommand(program);
+  registerDbCommands(program);
+  registerDataRequestCommands(program);
   return program;
 }
 

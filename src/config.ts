@@ -1,3 +1,4 @@
+import { ApiVersion } from '@shopify/shopify-api';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -55,7 +56,14 @@ const commaList = z.preprocess(
 export const DEFAULT_SHOPIFY_SCOPES =
   'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders';
 /** A current stable Admin API version; the app is tested against it. */
-export const DEFAULT_SHOPIFY_API_VERSION = '2026-01';
+/**
+ * The Admin API version: the newest stable one the `@shopify/shopify-api` line in use knows, so upgrading the library
+ * moves it, and nowhere else names one (shopify.app.toml's webhooks api_version is checked against it in the tests).
+ */
+export const DEFAULT_SHOPIFY_API_VERSION: string = Object.values(ApiVersion)
+  .filter((v) => /^\d{4}-\d{2}$/.test(v))
+  .sort()
+  .at(-1)!;
 
 export const configSchema = z.object({
   PORT: port(3000),
@@ -67,6 +75,20 @@ export const configSchema = z.object({
       .refine((v) => /^rediss?:\/\//i.test(v) && URL.canParse(v), 'must be a redis:// or rediss:// URL')
       .default('redis://127.0.0.1:6379'),
   ),
+  /** PostgreSQL, the system of record; unset: an embedded PGlite database in DATA_DIR. */
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((v) => /^postgres(ql)?:\/\//i.test(v) && URL.canParse(v), 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  /** The schema the app's tables live in (one database shared by several installs, or a test per schema). */
+  DATABASE_SCHEMA: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('public')),
+  /** Where the embedded database keeps its files when DATABASE_URL is unset. */
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
+  /** Days after an order's last change at the printer that its full Shopify body is kept; links and history stay. */
+  RETENTION_DAYS: positiveInt(90),
   /** Prefix of every key the app writes, queues included. In Redis Cluster give it a hash tag: `{print-bridge}:`. */
   REDIS_PREFIX: z.preprocess(emptyToUndefined, z.string().min(1).default('print-bridge:')),
   SHOPIFY_API_KEY: optionalString,
@@ -209,7 +231,7 @@ export interface LoadConfigOptions {
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
-  const env = { ...readDotenv(options.dotenvPath), ...(options.env ?? process.env) };
+  const env = withShopifyCliNames({ ...readDotenv(options.dotenvPath), ...(options.env ?? process.env) });
   const parsed = configSchema.safeParse(env);
   const problems: string[] = [];
   if (!parsed.success) {
@@ -225,6 +247,24 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError([...new Set(problems)]);
   return parsed.data;
+}
+
+/**
+ * `shopify app dev` (shopify.web.toml) starts the app with its own variable names: the tunnel URL as SHOPIFY_APP_URL
+ * (HOST in older CLIs), the port as PORT, FRONTEND_PORT or BACKEND_PORT, the scopes as SCOPES. They fill ours when ours
+ * are not set, so the same binary runs under the CLI and in production.
+ */
+function withShopifyCliNames(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const filled = { ...env };
+  const fallback = (ours: string, ...theirs: string[]) => {
+    if (filled[ours]?.trim()) return;
+    const found = theirs.map((name) => filled[name]).find((value) => value?.trim());
+    if (found) filled[ours] = found;
+  };
+  fallback('APP_URL', 'SHOPIFY_APP_URL', 'HOST');
+  fallback('PORT', 'FRONTEND_PORT', 'BACKEND_PORT');
+  fallback('SHOPIFY_SCOPES', 'SCOPES');
+  return filled;
 }
 
 function readDotenv(path: string | false | undefined): Record<string, string> {

@@ -5,6 +5,8 @@ import type { Queue } from 'bullmq';
 import express, { type Request, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { dataRequestsPage } from './privacy-views.js';
+import { isShopDomain } from '../shopify/webhook-agreement.js';
 import {
   cancelOrderByOperator,
   type OperatorActionDeps,
@@ -36,6 +38,7 @@ export type AdminStore = Pick<
   OrderStore,
   | 'get'
   | 'list'
+  | 'search'
   | 'listOfShop'
   | 'countByStatus'
   | 'countByStatusOfShop'
@@ -45,12 +48,18 @@ export type AdminStore = Pick<
   | 'removeUnreadablePostback'
   | 'countUnreadablePostbacks'
   | 'note'
+  | 'dataRequests'
 >;
 
 export interface EmbeddedAuth {
   apiKey: string;
   /** The library's `shopify.session.decodeSessionToken`: verifies signature, expiry and audience. */
   decodeSessionToken(token: string): Promise<{ dest?: unknown; sub?: unknown }>;
+  /**
+   * Managed install: with a verified session token in hand, makes sure the app holds an offline access token for the
+   * store (token exchange on the first visit, or after a scope change). A failure is logged and shown, never fatal.
+   */
+  ensureInstalled?(shop: string, sessionToken: string): Promise<void>;
 }
 
 export interface AdminDeps {
@@ -78,6 +87,7 @@ export interface AdminDeps {
 
 export const SESSION_COOKIE = 'pb_admin';
 const PAGE_SIZE = 25;
+const ALL_COUNTS_MS = 10_000;
 const PROBLEM_LIST_LIMIT = 100;
 
 const loginForm = z.object({ token: z.string().min(1).max(1000) });
@@ -90,9 +100,15 @@ const previewForm = z.object({
   orderId: z.string().trim().max(200).optional(),
   body: z.string().max(2_000_000).optional(),
 });
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)));
+/** Nonsense in the query is dropped (the first page of everything), never an error page. */
 const ordersQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).max(1_000_000).catch(1).default(1),
+  shop: z.string().trim().toLowerCase().refine(isShopDomain).optional().catch(undefined),
+  from: day.optional().catch(undefined),
+  to: day.optional().catch(undefined),
+  q: z.string().trim().max(200).optional().catch(undefined).transform((v) => v || undefined),
+  cursor: z.string().max(500).optional().catch(undefined),
 });
 const flashSchema = z.object({ tone: z.enum(['success', 'critical', 'warning']), message: z.string().max(2000) });
 
@@ -100,9 +116,13 @@ interface Viewer {
   session: AdminSession;
   /** The signed session, when it travels in the URL and forms (embedded viewers). */
   carried?: string;
+  /** Authenticated by App Bridge's bearer session token: no cookie or URL token a page of another site could use. */
+  bearer?: boolean;
 }
 
 export function createAdminRouter(deps: AdminDeps): Router {
+  // allStoreCounts' cache (declared before any code that returns).
+  let allCounts: { at: number; counts: Promise<Record<string, number>> } | undefined;
   const clock = deps.clock ?? (() => new Date());
   const signer = new SessionSigner(deps.sessionSecrets.filter(Boolean), clock);
   const secureCookies = deps.appUrl?.startsWith('https:') ?? false;
@@ -160,7 +180,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
       if (!sameOrigin(req)) return refuseOrigin(req, res);
       // The dashboard's own JSON API cannot carry our token; SameSite=Lax plus the Origin check above protect it.
       const isDashboardApi = req.path.startsWith('/queues/');
-      const csrfOk = isDashboardApi ? Boolean(req.get('origin')) || sameOriginReferer(req) : signer.checkCsrf(viewer.session, (req.body as Record<string, unknown> | undefined)?._csrf);
+      // A bearer session token is sent only by the app's own script (App Bridge): it is its own proof of origin.
+      const csrfOk =
+        viewer.bearer ||
+        (isDashboardApi ? Boolean(req.get('origin')) || sameOriginReferer(req) : signer.checkCsrf(viewer.session, (req.body as Record<string, unknown> | undefined)?._csrf));
       if (!csrfOk) {
         deps.logger.warn({ route: req.path, ip: req.ip }, 'admin request without a valid CSRF token refused');
         pageHeaders(res, undefined);
@@ -181,17 +204,27 @@ export function createAdminRouter(deps: AdminDeps): Router {
   router.get('/admin', async (req, res) => {
     const viewer = viewerOf(res);
     const query = ordersQuery.parse(req.query);
-    const shop = scopeOf(viewer);
-    const offset = (query.page - 1) * PAGE_SIZE;
-    const [listing, counts, all, problems] = await Promise.all([
-      shop ? deps.store.listOfShop(shop, { status: query.status, offset, limit: PAGE_SIZE }) : deps.store.list({ status: query.status, offset, limit: PAGE_SIZE }),
-      shop ? deps.store.countByStatusOfShop(shop, ORDER_STATUSES) : deps.store.countByStatus(ORDER_STATUSES),
-      shop ? deps.store.listOfShop(shop, { limit: 0 }).then((l) => l.total) : deps.store.list({ limit: 0 }).then((l) => l.total),
+    // An embedded viewer sees its own store whatever the query says.
+    const shop = scopeOf(viewer) ?? query.shop;
+    const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000).toISOString() : undefined;
+    const [listing, counts, problems] = await Promise.all([
+      deps.store.search({ shop, status: query.status, from: query.from ? `${query.from}T00:00:00Z` : undefined, to, q: query.q, cursor: query.cursor, limit: PAGE_SIZE }),
+      shop ? deps.store.countByStatusOfShop(shop, ORDER_STATUSES) : allStoreCounts(),
       problemCount(viewer),
     ]);
-    const connectUrl = shop && deps.isShopConnected && !(await deps.isShopConnected(shop)) ? `/auth?shop=${encodeURIComponent(shop)}` : undefined;
+    const all = Object.values(counts).reduce((a, b) => a + b, 0);
+    const connectUrl = scopeOf(viewer) && deps.isShopConnected && !(await deps.isShopConnected(scopeOf(viewer)!)) ? `/auth?shop=${encodeURIComponent(scopeOf(viewer)!)}` : undefined;
     render(req, res, viewer, (ctx) =>
-      ordersPage(ctx, { links: listing.links, total: listing.total, status: query.status, counts, all, page: query.page, pageSize: PAGE_SIZE, problems, connectUrl }),
+      ordersPage(ctx, {
+        links: listing.links,
+        next: listing.next,
+        paged: Boolean(query.cursor),
+        filters: { status: query.status, shop: scopeOf(viewer) ? undefined : query.shop, from: query.from, to: query.to, q: query.q },
+        counts,
+        all,
+        problems,
+        connectUrl,
+      }),
     );
   });
 
@@ -280,6 +313,25 @@ export function createAdminRouter(deps: AdminDeps): Router {
     );
   });
 
+  // Customer data requests: the list, and each report as a JSON download (a store's own only).
+  router.get('/admin/privacy', async (req, res) => {
+    const viewer = viewerOf(res);
+    const [requests, problems] = await Promise.all([deps.store.dataRequests().list(scopeOf(viewer)), problemCount(viewer)]);
+    render(req, res, viewer, (ctx) => dataRequestsPage(ctx, { requests, problems }));
+  });
+
+  router.get('/admin/privacy/:shop/:request/report.json', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = String(req.params.shop);
+    const scope = scopeOf(viewer);
+    const report = scope && scope !== shop ? undefined : await deps.store.dataRequests().get(shop, String(req.params.request));
+    if (report === undefined) return notFound(req, res, viewer);
+    deps.logger.info({ route: 'admin/privacy', shop, request: req.params.request, by: actorOf(viewer) }, 'customer data request report downloaded');
+    const name = `print-bridge-data-request-${shop}-${String(req.params.request)}.json`.replace(/[^\w.-]/g, '_');
+    res.set({ 'Content-Type': 'application/json; charset=utf-8', 'Content-Disposition': `attachment; filename="${name}"` });
+    res.status(200).send(JSON.stringify({ shop, requestId: String(req.params.request), report }, null, 2));
+  });
+
   router.get('/admin/mappings', async (req, res) => {
     const viewer = viewerOf(res);
     const problems = await problemCount(viewer);
@@ -358,8 +410,14 @@ export function createAdminRouter(deps: AdminDeps): Router {
       const session = signer.verify(carried);
       return session?.kind === 'shop' ? { session, carried } : undefined;
     }
-    const idToken = typeof req.query.id_token === 'string' ? req.query.id_token : undefined;
-    if (idToken) return embeddedViewer(idToken);
+    // App Bridge sends its session token as a bearer token on the app's own fetches; Shopify adds it to the URL of
+    // the embedded app's first load.
+    const bearer = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(req.get('authorization') ?? '')?.[1];
+    const idToken = bearer ?? (typeof req.query.id_token === 'string' ? req.query.id_token : undefined);
+    if (idToken) {
+      const viewer = await embeddedViewer(idToken);
+      return viewer && bearer ? { ...viewer, bearer: true } : viewer;
+    }
     const session = signer.verify(cookieValue(req, SESSION_COOKIE));
     if (session?.kind !== 'operator' || (await guard.isRevoked(session.sid))) return undefined;
     return { session };
@@ -371,6 +429,11 @@ export function createAdminRouter(deps: AdminDeps): Router {
       const payload = await deps.embedded.decodeSessionToken(idToken);
       const shop = typeof payload.dest === 'string' ? new URL(payload.dest).hostname.toLowerCase() : undefined;
       if (!shop) return undefined;
+      if (deps.embedded.ensureInstalled) {
+        await deps.embedded.ensureInstalled(shop, idToken).catch((error: Error) => {
+          deps.logger.error({ route: 'admin', shop, err: { name: error.name, message: error.message } }, 'token exchange failed: Admin API calls for this store will fail until it succeeds');
+        });
+      }
       const { session, token } = signer.create({ kind: 'shop', shop, user: typeof payload.sub === 'string' ? payload.sub : undefined }, SHOP_SESSION_MS);
       return { session, carried: token };
     } catch (error) {
@@ -425,6 +488,22 @@ export function createAdminRouter(deps: AdminDeps): Router {
   function orderPathOf(target: { shop: string; orderId: string }): string {
     const tail = target.orderId.startsWith('gid://shopify/Order/') ? target.orderId.slice('gid://shopify/Order/'.length) : target.orderId;
     return `/admin/orders/${encodeURIComponent(target.shop)}/${encodeURIComponent(tail)}`;
+  }
+
+  /**
+   * The status tabs over every store count the whole table (about 0.4 s at a million orders): an operator paging
+   * through orders reuses counts up to ALL_COUNTS_MS old. One store's counts, and the problem count, are exact.
+   */
+  function allStoreCounts(): Promise<Record<string, number>> {
+    const now = Date.now();
+    if (!allCounts || now - allCounts.at > ALL_COUNTS_MS) {
+      const counts = deps.store.countByStatus(ORDER_STATUSES);
+      allCounts = { at: now, counts };
+      counts.catch(() => {
+        if (allCounts?.counts === counts) allCounts = undefined;
+      });
+    }
+    return allCounts.counts;
   }
 
   async function problemCount(viewer: Viewer): Promise<number> {
@@ -493,9 +572,13 @@ export function createAdminRouter(deps: AdminDeps): Router {
 
   /** No scripts on our pages, except App Bridge inside Shopify admin, whose frame may embed them. */
   function pageHeaders(res: Response, embeddedShop: string | undefined): void {
-    const scripts = embeddedShop ? "script-src https://cdn.shopify.com" : "script-src 'none'";
+    // Embedded: App Bridge and Polaris come from Shopify's CDN (scripts, their styles and fonts), and App Bridge talks
+    // to this app and to the admin.
+    const scripts = embeddedShop
+      ? "script-src https://cdn.shopify.com; connect-src 'self' https://*.shopify.com; font-src https://cdn.shopify.com; style-src 'unsafe-inline' https://cdn.shopify.com"
+      : "script-src 'none'; style-src 'unsafe-inline'";
     const frames = embeddedShop ? `frame-ancestors https://${embeddedShop} https://admin.shopify.com` : "frame-ancestors 'none'";
-    res.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; ${scripts}; ${frames}`);
+    res.set('Content-Security-Policy', `default-src 'none'; img-src 'self' data:; form-action 'self'; base-uri 'none'; ${scripts}; ${frames}`);
   }
 }
 

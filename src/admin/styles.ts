@@ -44,6 +44,9 @@ tr:last-child td{border-bottom:0}
 .tabs a[aria-current=page]{background:#303030;color:#fff}
 .tabs .count{color:inherit;opacity:.7;margin-left:4px}
 .pager{display:flex;justify-content:space-between;align-items:center;padding:12px 16px;gap:8px}
+.filters{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:flex-end;padding:12px 16px}
+.filters label{display:flex;flex-direction:column;gap:4px;font-size:13px}
+.filters input{font:inherit;padding:6px 8px;border:1px solid #c9cccf;border-radius:8px}
 button,.button{font:inherit;font-weight:550;border-radius:8px;padding:6px 12px;border:0;cursor:pointer;background:#fff;color:#303030;box-shadow:0 0 0 1px #d4d4d4 inset,0 1px 0 rgba(0,0,0,.05);display:inline-block;min-height:32px}
 button.primary{background:#303030;color:#fff;box-shadow:none}
 button.critical{background:#c70a24;color:#fff;box-shadow:none}

@@ -56,13 +56,29 @@ export function waitLinks(ctx: PageContext, link: OrderLink): Html {
           ctx.viewer.kind === 'operator' ? html` <span class="muted small">or <code>print-bridge shops add ${link.shop} --token &lt;token&gt;</code></span>` : ''
         }`
       : '',
-    kinds.has('no-mapping') || kinds.has('mapping') ? html`<a class="button" href="${ctx.link('/admin/mappings')}">Mappings and preview</a>` : '',
+    kinds.has('no-mapping') || kinds.has('mapping') ? linkButton(ctx, ctx.link('/admin/mappings'), 'Mappings and preview') : '',
   ];
   return links.some(Boolean) ? html`<div class="actions" style="margin-top:8px">${links}</div>` : html``;
 }
 
-export function statusBadge(status: OrderStatus): Html {
+export function statusBadge(status: OrderStatus, polaris = false): Html {
+  // Inside the Shopify admin, a Polaris badge (its tones: info, success, warning, critical, caution, neutral).
+  if (polaris) return html`<s-badge tone="${POLARIS_TONE[STATUS_TONE[status]] ?? 'neutral'}">${status}</s-badge>`;
   return html`<span class="badge ${STATUS_TONE[status]}">${status}</span>`;
+}
+
+const POLARIS_TONE: Record<string, string> = { new: 'neutral', warning: 'warning', info: 'info', attention: 'caution', success: 'success', critical: 'critical' };
+
+/** A message box: a Polaris banner inside the Shopify admin, the app's own elsewhere. */
+export function banner(ctx: PageContext, tone: 'success' | 'critical' | 'warning' | 'info', content: Html, extra = ''): Html {
+  if (ctx.embedded) return html`<s-banner tone="${tone}"${trusted(extra)}>${content}</s-banner>`;
+  return html`<div class="banner ${tone}"${trusted(extra)}>${content}</div>`;
+}
+
+/** A link that looks like a button: a Polaris button inside the Shopify admin. */
+export function linkButton(ctx: PageContext, href: string, label: string, extra = ''): Html {
+  if (ctx.embedded) return html`<s-button href="${href}"${trusted(extra)}>${label}</s-button>`;
+  return html`<a class="button" href="${href}"${trusted(extra)}>${label}</a>`;
 }
 
 /** What a waiting order waits for, in a few words, beside its status. */
@@ -78,13 +94,14 @@ export function layout(ctx: PageContext, title: string, current: string, body: H
     ['orders', 'Orders', '/admin'],
     ['problems', counts && counts.problems > 0 ? `Problems (${counts.problems})` : 'Problems', '/admin/problems'],
     ['mappings', 'Mappings', '/admin/mappings'],
+    ['privacy', 'Customer data', '/admin/privacy'],
   ];
   if (ctx.viewer.kind === 'operator') nav.push(['queues', 'Queues', '/admin/queues']);
+  if (ctx.embedded) return embeddedLayout(ctx, ctx.embedded, title, nav, body);
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${title} · print-bridge</title>
-${ctx.embedded ? html`<meta name="shopify-api-key" content="${ctx.embedded.apiKey}"><script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>` : ''}
 <style>${trusted(ADMIN_CSS)}</style></head>
 <body>
 <header class="top"><span class="brand">print-bridge</span>
@@ -96,6 +113,31 @@ ${ctx.embedded ? html`<meta name="shopify-api-key" content="${ctx.embedded.apiKe
 ${ctx.flash ? html`<div class="banner ${ctx.flash.tone}" role="status">${ctx.flash.message}</div>` : ''}
 ${body}
 </main></body></html>`;
+}
+
+/**
+ * Inside the Shopify admin the page is an embedded app as Shopify's template builds one: App Bridge and Polaris web
+ * components from Shopify's CDN, the app's navigation in the admin's own sidebar (`<s-app-nav>`), the title and the
+ * messages in a Polaris page and banner, and no header of our own inside the iframe.
+ */
+function embeddedLayout(ctx: PageContext, embedded: { apiKey: string }, title: string, nav: [string, string, string][], body: Html): Html {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · print-bridge</title>
+<meta name="shopify-api-key" content="${embedded.apiKey}">
+<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>
+<script src="https://cdn.shopify.com/shopifycloud/polaris.js"></script>
+<style>${trusted(ADMIN_CSS)}</style></head>
+<body class="embedded">
+<s-app-nav>
+${nav.map(([key, label, path]) => html`<s-link href="${ctx.link(path)}"${key === 'orders' ? trusted(' rel="home"') : ''}>${label}</s-link>`)}
+</s-app-nav>
+<s-page heading="${title}">
+${ctx.flash ? html`<s-banner tone="${ctx.flash.tone}">${ctx.flash.message}</s-banner>` : ''}
+<main>${body}</main>
+</s-page>
+</body></html>`;
 }
 
 export function loginPage(options: { error?: string; enabled: boolean }): Html {
@@ -140,54 +182,83 @@ function shipmentsCell(link: OrderLink): Html {
   )}</div>`;
 }
 
+export interface OrderFilters {
+  status?: OrderStatus;
+  /** Operators only: one store's orders. */
+  shop?: string;
+  /** Last changed on or after / on or before these days (YYYY-MM-DD, UTC). */
+  from?: string;
+  to?: string;
+  /** An order name, sourceOrderId or print _id. */
+  q?: string;
+}
+
 export function ordersPage(
   ctx: PageContext,
   data: {
     links: OrderLink[];
-    total: number;
-    status?: OrderStatus;
+    filters: OrderFilters;
+    /** Cursor of the next page, when there is one. */
+    next?: string;
+    /** Whether this is a later page (a link back to the first is shown). */
+    paged: boolean;
     counts: Record<string, number>;
     all: number;
-    page: number;
-    pageSize: number;
     problems: number;
     /** Set when the app has no Admin API access to the viewer's shop yet: where to install it. */
     connectUrl?: string;
   },
 ): Html {
-  const pages = Math.max(1, Math.ceil(data.total / data.pageSize));
+  const { filters } = data;
+  const keep = { shop: filters.shop, from: filters.from, to: filters.to, q: filters.q };
   const tabs = html`<nav class="tabs" aria-label="Filter by status">
-<a href="${ctx.link('/admin')}"${!data.status ? trusted(' aria-current="page"') : ''}>All<span class="count">${data.all}</span></a>
+<a href="${ctx.link('/admin', keep)}"${!filters.status ? trusted(' aria-current="page"') : ''}>All<span class="count">${data.all}</span></a>
 ${Object.entries(data.counts)
   .filter(([, n]) => n > 0)
-  .map(([status, n]) => html`<a href="${ctx.link('/admin', { status })}"${status === data.status ? trusted(' aria-current="page"') : ''}>${status}<span class="count">${n}</span></a>`)}
+  .map(([status, n]) => html`<a href="${ctx.link('/admin', { ...keep, status })}"${status === filters.status ? trusted(' aria-current="page"') : ''}>${status}<span class="count">${n}</span></a>`)}
 </nav>`;
-  const rows = data.links.map(
-    (l) => html`<tr>
-<td data-label="Order"><a href="${ctx.link(orderPath(l))}">${l.orderName ?? l.orderId}</a></td>
-<td data-label="Shop">${l.shop}</td>
-<td data-label="Status">${statusBadge(l.status)}${waitNote(l)}</td>
-<td data-label="sourceOrderId" class="mono">${l.sourceOrderId ?? '—'}</td>
-<td data-label="Print _id" class="mono">${l.printOrderId ?? '—'}</td>
-<td data-label="Shipments">${shipmentsCell(l)}</td>
-<td data-label="Updated" class="small muted">${formatTime(l.updatedAt)}</td>
-</tr>`,
-  );
+  // A GET form: the embedded viewer's session travels as the links carry it.
+  const carried = [...new URL(ctx.link('/admin'), 'http://x').searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  const search = html`<form class="card filters" method="get" action="/admin" role="search">
+${carried}${filters.status ? html`<input type="hidden" name="status" value="${filters.status}">` : ''}
+<label>Order, sourceOrderId or print _id <input type="search" name="q" value="${filters.q ?? ''}" maxlength="200" placeholder="order name or id"></label>
+${ctx.viewer.kind === 'operator' ? html`<label>Store <input type="text" name="shop" value="${filters.shop ?? ''}" maxlength="120" placeholder="acme.myshopify.com"></label>` : ''}
+<label>Changed from <input type="date" name="from" value="${filters.from ?? ''}"></label>
+<label>to <input type="date" name="to" value="${filters.to ?? ''}"></label>
+<button type="submit" class="button">Search</button>
+${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.link('/admin', { status: filters.status }), 'Clear') : ''}
+</form>`;
+  const cells = (l: OrderLink): Html[] => [
+    html`<a href="${ctx.link(orderPath(l))}">${l.orderName ?? l.orderId}</a>`,
+    html`${l.shop}`,
+    html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(l)}`,
+    html`<span class="mono">${l.sourceOrderId ?? '—'}</span>`,
+    html`<span class="mono">${l.printOrderId ?? '—'}</span>`,
+    shipmentsCell(l),
+    html`<span class="small muted">${formatTime(l.updatedAt)}</span>`,
+  ];
+  const headings = ['Order', 'Shop', 'Status', 'sourceOrderId', 'Print _id', 'Shipments and tracking', 'Updated'];
+  // Inside the Shopify admin a Polaris table; elsewhere the app's own, which stacks into cards at phone width.
+  const table = ctx.embedded
+    ? html`<s-table><s-table-header-row>${headings.map((h) => html`<s-table-header>${h}</s-table-header>`)}</s-table-header-row>
+<s-table-body>${data.links.map((l) => html`<s-table-row>${cells(l).map((c) => html`<s-table-cell>${c}</s-table-cell>`)}</s-table-row>`)}</s-table-body></s-table>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr>${headings.map((h) => html`<th>${h}</th>`)}</tr></thead>
+<tbody>${data.links.map((l) => html`<tr>${cells(l).map((c, i) => html`<td data-label="${headings[i]!}">${c}</td>`)}</tr>`)}</tbody></table></div>`;
   // OAuth cannot run inside the Shopify admin iframe: the link opens at the top level.
   const connect = data.connectUrl
-    ? html`<div class="banner warning">print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.</div>`
+    ? banner(ctx, 'warning', html`print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.`)
     : '';
-  const body = html`${connect}${tabs}
+  const filtered = Boolean(filters.q || filters.shop || filters.from || filters.to);
+  const body = html`${connect}${tabs}${search}
 <div class="card flush">
 ${
   data.links.length === 0
-    ? html`<p style="padding:16px" class="muted">No orders${data.status ? html` in ${data.status}` : ''} yet.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Order</th><th>Shop</th><th>Status</th><th>sourceOrderId</th><th>Print _id</th><th>Shipments and tracking</th><th>Updated</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`
+    ? html`<p style="padding:16px" class="muted">No orders${filters.status ? html` in ${filters.status}` : ''}${filtered ? ' match the search' : ' yet'}.</p>`
+    : table
 }
-<div class="pager"><span class="muted">Page ${data.page} of ${pages} · ${data.total} order(s), newest first</span>
-<span class="actions">${data.page > 1 ? html`<a class="button" href="${ctx.link('/admin', { status: data.status, page: data.page - 1 })}">Previous</a>` : ''}${
-    data.page < pages ? html`<a class="button" href="${ctx.link('/admin', { status: data.status, page: data.page + 1 })}">Next</a>` : ''
+<div class="pager"><span class="muted">${data.links.length} order(s) on this page, last changed first</span>
+<span class="actions">${data.paged ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status }), 'Newest') : ''}${
+    data.next ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status, cursor: data.next }), 'Next', ' rel="next"') : ''
   }</span></div>
 </div>`;
   return layout(ctx, 'Orders', 'orders', body, { problems: data.problems });
@@ -229,7 +300,7 @@ export function orderPage(
 ): Html {
   const l = data.link;
   const body = html`<div class="card">
-<div class="actions" style="margin-bottom:12px">${statusBadge(l.status)}${waitNote(l)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
+<div class="actions" style="margin-bottom:12px">${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(l)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
 <dl class="facts">
 <dt>Shop</dt><dd>${l.shop}</dd>
 <dt>Shopify order</dt><dd class="mono">${l.orderId}</dd>
@@ -277,7 +348,7 @@ ${
   data.history.length === 0
     ? html`<p class="muted">No events recorded.</p>`
     : html`<ol class="timeline">${data.history.map(
-        (h) => html`<li><span class="small muted">${formatTime(h.at)}</span><span><strong>${h.event}</strong> <span class="badge new">${h.source}</span>${h.status ? html` → ${statusBadge(h.status)}` : ''}${
+        (h) => html`<li><span class="small muted">${formatTime(h.at)}</span><span><strong>${h.event}</strong> <span class="badge new">${h.source}</span>${h.status ? html` → ${statusBadge(h.status, Boolean(ctx.embedded))}` : ''}${
           h.detail ? html`<div class="small">${h.detail}</div>` : ''
         }</span></li>`,
       )}</ol>`
@@ -299,7 +370,7 @@ export function problemsPage(
   },
 ): Html {
   const orderItem = (l: OrderLink, allowed: OrderActionsAllowed) => html`<div class="item">
-<div class="head"><a href="${ctx.link(orderPath(l))}"><strong>${l.orderName ?? l.orderId}</strong></a> ${statusBadge(l.status)} <span class="muted">${l.shop}</span>${
+<div class="head"><a href="${ctx.link(orderPath(l))}"><strong>${l.orderName ?? l.orderId}</strong></a> ${statusBadge(l.status, Boolean(ctx.embedded))} <span class="muted">${l.shop}</span>${
     l.sourceOrderId ? html` <span class="mono muted">${l.sourceOrderId}</span>` : ''
   }</div>
 ${l.problems.length > 0 ? problemList(l.problems) : html`<p class="muted">No reason was recorded; see the order's history.</p>`}
@@ -328,7 +399,7 @@ ${section(
   'Failed jobs',
   'Work that ran out of attempts (for example while the print service or Shopify was unreachable). Retry runs it again.',
   data.failedJobs.map(
-    (j) => html`<div class="item"><div class="head">${j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${j.link.orderName ?? j.orderId}</strong></a> ${statusBadge(j.link.status)}` : html`<strong>${j.orderId}</strong>`} <span class="muted">${j.shop}</span> <span class="badge new">${j.queue}/${j.name}</span></div>
+    (j) => html`<div class="item"><div class="head">${j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${j.link.orderName ?? j.orderId}</strong></a> ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${j.orderId}</strong>`} <span class="muted">${j.shop}</span> <span class="badge new">${j.queue}/${j.name}</span></div>
 <p>${j.failedReason}</p>${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}</div>`,
   ),
 )}
@@ -366,7 +437,7 @@ export function mappingsPage(
   const body = html`<div class="card"><h2>Mapping files in use</h2>
 ${
   data.files.length === 0
-    ? html`<div class="banner critical">No mapping file loads: every order is held until one does.</div>`
+    ? banner(ctx, 'critical', html`No mapping file loads: every order is held until one does.`)
     : html`<div class="table-wrap"><table class="stack"><thead><tr><th>File</th><th>Stores</th><th>Destination</th></tr></thead><tbody>${data.files.map(
         (f) => html`<tr><td data-label="File" class="mono">${f.file}</td><td data-label="Stores">${f.shops.join(', ')}</td><td data-label="Destination">${f.destination ?? '—'}</td></tr>`,
       )}</tbody></table></div>`

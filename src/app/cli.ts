@@ -9,6 +9,7 @@ import { createRedis } from '../redis.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopifyAdminClients } from './shopify-effects.js';
+import { openAppDatabase } from '../db/open.js';
 import { startRuntime } from './runtime.js';
 
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
@@ -66,31 +67,32 @@ export function registerAppCommands(program: Command): void {
       if (opts.check) {
         // One Admin API call with the new token before it replaces anything: a wrong token is refused with Shopify's
         // answer, and the token already stored (if any) keeps working.
-        const sessionsForCheck = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX);
         try {
-          await new ShopifyAdminClients(shopify, sessionsForCheck, configureAdminApiOrigin(config)).forToken(shop, opts.token.trim()).checkAccess();
+          await new ShopifyAdminClients(shopify, undefined, configureAdminApiOrigin(config)).forToken(shop, opts.token.trim()).checkAccess();
         } catch (error) {
           throw new CliError(`Shopify refused the token for ${shop}; nothing was stored (--no-check skips this check): ${(error as Error).message}`);
-        } finally {
-          await sessionsForCheck.close().catch(() => undefined);
         }
       }
       if (!config.ENCRYPTION_KEY?.length) throw new CliError('ENCRYPTION_KEY is not set: the token would be stored in clear. Make a key with: openssl rand -base64 32');
-      const sessions = new ShopSessions(shopify, config.REDIS_URL, config.REDIS_PREFIX, config.ENCRYPTION_KEY);
+      const database = await openAppDatabase(config).catch((error: Error) => {
+        throw new CliError(`Could not register ${shop}: ${error.message}`);
+      });
+      const sessions = new ShopSessions(shopify, database, config.ENCRYPTION_KEY);
       // Orders that waited for this store to be connected go out now (the running workers take the job).
       const redis = createRedis(config.REDIS_URL, 'request');
       const queues = createQueues(redis, config.REDIS_PREFIX);
-      sessions.onStored((stored) => enqueueReexamine(queues.orders, stored, 'store connected (shops add)', false));
+      sessions.onStored((stored) =>
+        Promise.race([
+          enqueueReexamine(queues.orders, stored, 'store connected (shops add)', false),
+          new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`Redis at ${config.REDIS_URL} is not reachable`)), 5_000).unref()),
+        ]),
+      );
       try {
-        await Promise.race([
-          sessions.ready(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error(`Redis at ${config.REDIS_URL} is not reachable`)), 5_000).unref()),
-        ]);
         await sessions.addCustomAppToken(shop, opts.token.trim(), config.SHOPIFY_SCOPES);
       } catch (error) {
         throw new CliError(`Could not register ${shop}: ${(error as Error).message}`);
       } finally {
-        await sessions.close().catch(() => undefined);
+        await database.close().catch(() => undefined);
         await queues.close().catch(() => undefined);
         redis.disconnect();
       }

@@ -5,22 +5,28 @@ import type { PrintServicePort } from '../bridge/ports.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../bridge/reconcile.js';
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
+import type { OrderStatus } from '../bridge/status.js';
 import type { Metrics } from '../metrics.js';
 import { enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues, retryFailedJob } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
-import { fetchOrderWebhookBody } from '../shopify/order-rest.js';
 import type { ShopSessions } from '../shopify/sessions.js';
-import { ShopNotInstalledError } from '../shopify/sessions.js';
 import type { ShopifyAdminClients } from './shopify-effects.js';
 
 /** The scheduled housekeeping jobs of the maintenance queue (BullMQ job schedulers). */
 export const MAINTENANCE_JOBS = {
   silentOrders: 'reconcile-silent-orders',
   lostOrders: 'recover-lost-orders',
+  retention: 'retention',
 } as const;
 
+/** The printer is done with an order in these: after RETENTION_DAYS its full Shopify body is cut. */
+export const RETAINED_BODY_FINISHED: readonly OrderStatus[] = ['shipped', 'cancelled', 'not-printed'];
+
+/** How often the retention sweep runs. */
+const RETENTION_EVERY_MS = 3_600_000;
+
 export interface MaintenanceDeps {
-  config: Pick<Config, 'RECONCILE_SILENT_MINUTES' | 'RECONCILE_LOOKBACK_HOURS' | 'RECONCILE_LOST_MIN_AGE_MINUTES' | 'RECONCILE_EVERY_MINUTES' | 'SHOPIFY_API_VERSION'>;
+  config: Pick<Config, 'RETENTION_DAYS' | 'RECONCILE_SILENT_MINUTES' | 'RECONCILE_LOOKBACK_HOURS' | 'RECONCILE_LOST_MIN_AGE_MINUTES' | 'RECONCILE_EVERY_MINUTES' | 'SHOPIFY_API_VERSION'>;
   store: OrderStore;
   queues: Queues;
   printService: Pick<PrintServicePort, 'findBySourceId'>;
@@ -64,13 +70,9 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
         const outcome = await recoverLostOrders(
           {
             store: deps.store,
-            installedShops: () => deps.sessions.installedShops(deps.redis),
+            installedShops: () => deps.sessions.installedShops(),
             recentOrders: async (shop, since) => (await deps.adminClients.forShop(shop)).listRecentOrders(since),
-            fetchOrderBody: async (shop, orderId) => {
-              const accessToken = await deps.sessions.accessToken(shop);
-              if (!accessToken) throw new ShopNotInstalledError(shop);
-              return fetchOrderWebhookBody({ shop, accessToken, apiVersion: config.SHOPIFY_API_VERSION, orderGid: orderId });
-            },
+            fetchOrderBody: async (shop, orderId) => (await deps.adminClients.forShop(shop)).getOrderAsWebhookBody(orderId),
             enqueueWebhook: (job) => enqueueWebhook(deps.queues.webhooks, (shop, id, body) => deps.store.webhookBodies().keep(shop, id, body), job),
             clock: deps.clock,
             logger,
@@ -79,6 +81,12 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
         );
         deps.metrics?.reconciled.inc({ outcome: 'recovered' }, outcome.recovered.length);
         return outcome;
+      }
+      case MAINTENANCE_JOBS.retention: {
+        const bodiesReduced = await deps.store.reduceFinishedBodies(config.RETENTION_DAYS, RETAINED_BODY_FINISHED);
+        const dataRequestsDeleted = await deps.store.dataRequests().deleteExpired();
+        if (bodiesReduced || dataRequestsDeleted) logger.info({ bodiesReduced, dataRequestsDeleted, retentionDays: config.RETENTION_DAYS }, 'retention: personal data past its time removed');
+        return { bodiesReduced, dataRequestsDeleted };
       }
       default:
         logger.warn({ job: name }, 'maintenance job of an unknown kind ignored (written by another version of the app?)');
@@ -115,4 +123,6 @@ export async function scheduleMaintenance(queues: Queues, config: MaintenanceDep
     if (on) await queues.maintenance.upsertJobScheduler(name, { every }, { name });
     else await queues.maintenance.removeJobScheduler(name);
   }
+  // Retention always runs: it is what keeps personal data from outliving its purpose.
+  await queues.maintenance.upsertJobScheduler(MAINTENANCE_JOBS.retention, { every: RETENTION_EVERY_MS }, { name: MAINTENANCE_JOBS.retention });
 }

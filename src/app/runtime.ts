@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { OrderStore } from '../bridge/order-store.js';
+import type { Database } from '../db/database.js';
+import { describeDatabase, openAppDatabase } from '../db/open.js';
+import { pingDatabase } from '../db/database.js';
 import type { BridgeDeps } from '../bridge/ports.js';
 import { type Config, printApiSettings } from '../config.js';
 import { MappingRegistry } from '../mapping/registry.js';
@@ -45,6 +48,8 @@ export interface RuntimeOptions {
   /** Listen on this port instead of PORT (0: any free port). */
   port?: number;
   host?: string;
+  /** A database already open (the demo shares one); otherwise the configured one is opened, migrated and closed. */
+  database?: Database;
 }
 
 export interface Runtime {
@@ -53,6 +58,7 @@ export interface Runtime {
   /** `GET /metrics` on METRICS_PORT, when set. */
   metricsUrl?: string;
   server?: Server;
+  database: Database;
   store: OrderStore;
   queues: Queues;
   registry: MappingRegistry;
@@ -92,11 +98,21 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     else logger.error({ reasons: durability.reasons }, 'Redis may lose acknowledged jobs on a crash: /readyz fails until it is fixed (or REDIS_ALLOW_VOLATILE=true for a demo)');
   }
 
+  let database: Database;
+  try {
+    database = options.database ?? (await openAppDatabase(config));
+  } catch (error) {
+    requestRedis.disconnect();
+    workerRedis?.disconnect();
+    throw error;
+  }
+  const ownsDatabase = options.database === undefined;
+  logger.info({ database: describeDatabase(config) }, 'database ready');
+
   const adminOrigin = configureAdminApiOrigin(config);
   if (adminOrigin) logger.warn({ adminOrigin }, 'Admin API calls go to SHOPIFY_ADMIN_API_ORIGIN (development and tests only)');
   const shopify = shopifyApiFromConfig(config);
-  const sessions = new ShopSessions(shopify, config.REDIS_URL, prefix, config.ENCRYPTION_KEY ?? []);
-  await sessions.ready();
+  const sessions = new ShopSessions(shopify, database, config.ENCRYPTION_KEY ?? []);
 
   const registry = new MappingRegistry({
     dir: config.MAPPINGS_DIR,
@@ -120,7 +136,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
 
   const workerSide = workerRedis ?? requestRedis;
-  const store = new OrderStore(workerSide, prefix);
+  const store = new OrderStore({ database, redis: workerSide, prefix });
   const queues = createQueues(workerSide, prefix);
   const deps: BridgeDeps = {
     store,
@@ -160,7 +176,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let url: string | undefined;
   let requestQueues: Queues | undefined;
   if (options.roles.web) {
-    const requestStore = new OrderStore(requestRedis, prefix);
+    const requestStore = new OrderStore({ database, redis: requestRedis, prefix });
     requestQueues = createQueues(requestRedis, prefix);
     const webQueues = requestQueues;
     const intakeQueue = requestQueues.webhooks;
@@ -179,6 +195,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       readiness: [
         { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },
         { name: 'redis-durability', check: redisDurabilityCheck(requestRedis, config.REDIS_ALLOW_VOLATILE) },
+        { name: 'database', check: async () => ({ ok: await pingDatabase(database) }) },
         {
           name: 'mappings',
           check: async () => ({ ok: registry.ready(), detail: describeMappings(registry) }),
@@ -219,7 +236,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
               loginGuard: new RedisLoginGuard(requestRedis, prefix, deps.clock),
               embedded:
                 config.SHOPIFY_API_KEY && config.SHOPIFY_API_SECRET
-                  ? { apiKey: config.SHOPIFY_API_KEY, decodeSessionToken: (token) => shopify.session.decodeSessionToken(token) }
+                  ? {
+                      apiKey: config.SHOPIFY_API_KEY,
+                      decodeSessionToken: (token) => shopify.session.decodeSessionToken(token),
+                      ensureInstalled: async (shop, sessionToken) => {
+                        if (!(await sessions.needsToken(shop))) return;
+                        await sessions.exchangeSessionToken(shop, sessionToken);
+                        await requestStore.markShopActive(shop);
+                        logger.info({ shop }, 'app installed: offline access token obtained by token exchange');
+                      },
+                    }
                   : undefined,
               isShopConnected: async (shop) => (await sessions.accessToken(shop)) !== undefined,
               sessionSecrets,
@@ -252,7 +278,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Nothing else holds the process open then: a port in use must end `start` with its message, not hang it.
       registry.close();
       liveness.close();
-      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close(), sessions.close()]);
+      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close()]);
+      if (ownsDatabase) await database.close().catch(() => undefined);
       requestRedis.disconnect();
       workerRedis?.disconnect();
       const code = (error as NodeJS.ErrnoException).code;
@@ -313,6 +340,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     url,
     metricsUrl: metricsServer ? `http://${config.METRICS_HOST}:${(metricsServer.address() as AddressInfo).port}/metrics` : undefined,
     server,
+    database,
     store,
     queues,
     registry,
@@ -330,7 +358,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await workers?.close();
         registry.close();
         liveness.close();
-        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close(), sessions.close()]);
+        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close()]);
+        if (ownsDatabase) await database.close().catch(() => undefined);
         requestRedis.disconnect();
         workerRedis?.disconnect();
       })();

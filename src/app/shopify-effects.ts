@@ -12,7 +12,8 @@ export class ShopifyAdminClients {
 
   constructor(
     private readonly shopify: Shopify,
-    private readonly sessions: ShopSessions,
+    /** Undefined where only `forToken` is used (checking a token before it is stored). */
+    private readonly sessions: Pick<ShopSessions, 'accessToken'> | undefined,
     private readonly adminApiOrigin?: string,
     private readonly metrics?: Metrics,
   ) {
@@ -24,7 +25,7 @@ export class ShopifyAdminClients {
   }
 
   async forShop(shop: string): Promise<ShopifyAdminApi> {
-    const token = await this.sessions.accessToken(shop);
+    const token = await this.sessions?.accessToken(shop);
     if (!token) {
       throw new ShopNotInstalledError(shop);
     }

@@ -1,3 +1,4 @@
+import { ofKind, replaceProblems } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
@@ -58,12 +59,13 @@ export async function amendShipping(deps: BridgeDeps, shop: string, orderId: str
     current
       ? {
           link: {
-            ...current,
+            ...replaceProblems(
+              current,
+              ofKind('amend-refused'),
+              reasons.length ? [{ kind: 'amend-refused', message: `Address change not applied: ${reasons.join('; ')}`, at: deps.clock().toISOString() }] : [],
+            ),
             // Recorded even when refused: the same change is not sent again; a newer one is.
             sentShipToHash: hash,
-            problems: reasons.length
-              ? [...current.problems.filter((p) => p.kind !== 'amend-refused'), { kind: 'amend-refused', message: `Address change not applied: ${reasons.join('; ')}`, at: deps.clock().toISOString() }]
-              : current.problems.filter((p) => p.kind !== 'amend-refused'),
           },
           history: [
             {

@@ -1,3 +1,4 @@
+import { about, clearProblems, markShipmentApplied, markShipmentFulfilled, markShipmentShipped, moveTo, ofKind, replaceProblems, setProblem } from '../orders/transitions.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
@@ -9,7 +10,7 @@ import { recordHoldWait, waitingShipments, type ScheduleHoldRecheck } from './fu
 import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
 import { syncOrderToShopify } from './shopify-sync.js';
-import { canMove, type OrderStatus } from './status.js';
+import type { OrderStatus } from './status.js';
 
 /**
  * Applies one print-service event to the order link and to Shopify. Jobs are at-least-once and events come in any
@@ -107,7 +108,7 @@ async function unconfirmed(deps: ApplyPrintEventDeps, link: OrderLink, event: Pr
   await deps.store.update(link.shop, link.orderId, (c) =>
     c
       ? {
-          link: { ...c, problems: [...c.problems.filter((p) => !(p.kind === 'unconfirmed-postback' && p.subject === subject)), { kind: 'unconfirmed-postback', subject, message, at }] },
+          link: setProblem(c, { kind: 'unconfirmed-postback', subject, message, at }),
           history: [{ event: `print service: ${event.kind} not confirmed (ignored)`, source: 'print-service', detail: [describe(event), reason].filter(Boolean).join('; ') }],
         }
       : undefined,
@@ -241,10 +242,11 @@ async function moveStatus(
     // `error` is the one side exit an order can leave (canMove), so there the order of events matters: an event the
     // printer sent before the current status was reached cannot move the order in or out of error.
     const older = event.timestamp !== undefined && Date.parse(event.timestamp) < Date.parse(current.statusAt);
-    moved = canMove(current.status, status) && !(older && (current.status === 'error' || status === 'error'));
-    const next = change(current, moved);
+    const allowed = !(older && (current.status === 'error' || status === 'error'));
+    const step = allowed ? moveTo(current, status, at) : { link: current, moved: false };
+    moved = step.moved;
     return {
-      link: moved ? { ...next, status, statusAt: at } : next,
+      link: change(step.link, moved),
       history: [
         {
           event: `print service: ${event.kind}${moved ? '' : ` (kept ${current.status})`}`,
@@ -293,7 +295,7 @@ async function progress(
 ): Promise<ApplyPrintEventOutcome> {
   const result = await moveStatus(deps, link, event, status, (c, moved) =>
     // Progress at the printer clears what its earlier failure reported.
-    moved ? { ...c, problems: c.problems.filter((p) => p.kind !== 'print-error' && p.kind !== 'submission-error') } : c,
+    moved ? clearProblems(c, ofKind('print-error', 'submission-error')) : c,
   );
   await syncTags(deps, result.link);
   await writeStatusMetafield(deps, result.link);
@@ -314,7 +316,7 @@ async function failure(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintE
   // A problem belongs to the error status it comes with: an "errored" that cannot move the order (it shipped
   // meanwhile, or the event is older than the current status) is kept in the history only, never as a stale problem.
   const result = await moveStatus(deps, link, event, 'error', (c, moved) =>
-    moved || c.status === 'error' ? { ...c, problems: [...c.problems.filter((p) => p.kind !== kind), ...problems] } : c,
+    moved || c.status === 'error' ? replaceProblems(c, ofKind(kind), problems) : c,
   );
   if (result.moved) {
     await syncTags(deps, result.link);
@@ -366,24 +368,10 @@ async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: Pri
   const at = eventTime(deps, event);
   const { link } = await deps.store.update(shop, orderId, (current) => {
     if (!current) return undefined;
-    const shipment = current.shipments.find((s) => s.index === index)!;
-    const changed = shipment.status !== 'shipped' || (event.trackingNumber !== undefined && shipment.trackingNumber !== event.trackingNumber);
-    const shipments = current.shipments.map((s) =>
-      s.index === index
-        ? {
-            ...s,
-            status: 'shipped' as const,
-            trackingNumber: event.trackingNumber ?? s.trackingNumber,
-            carrier: event.carrier ?? s.carrier,
-            shippedAt: s.shippedAt ?? at,
-          }
-        : s,
-    );
+    const { link: next, changed, moved, target } = markShipmentShipped(current, index, { trackingNumber: event.trackingNumber, carrier: event.carrier, at });
     const cancelled = current.status === 'cancelled';
-    const target: OrderStatus = shipments.every((s) => s.status === 'shipped') ? 'shipped' : 'partially-shipped';
-    const moved = !cancelled && canMove(current.status, target);
     return {
-      link: { ...current, shipments, ...(moved ? { status: target, statusAt: at } : {}) },
+      link: next,
       history: [
         {
           event: cancelled
@@ -469,7 +457,7 @@ async function fulfilShipment(
     await deps.store.update(shop, orderId, (current) =>
       current
         ? {
-            link: { ...current, shipments: current.shipments.map((s) => (s.index === shipment.index ? { ...s, appliedAt: deps.clock().toISOString(), waitingForRelease: undefined } : s)) },
+            link: markShipmentApplied(current, shipment.index, deps.clock().toISOString()),
             history: [{ event: `shipment ${shipment.index}: nothing left to fulfill in Shopify`, source: 'worker', detail: shortfallText(order, plan.shortfalls) }],
           }
         : undefined,
@@ -491,7 +479,7 @@ async function fulfilShipment(
       await deps.store.update(shop, orderId, (current) =>
         current
           ? {
-              link: { ...current, problems: [...current.problems.filter((p) => p.subject !== `shipment ${shipment.index}`), { kind: 'fulfillment', subject: `shipment ${shipment.index}`, message: error.message, at }] },
+              link: replaceProblems(current, about(`shipment ${shipment.index}`), [{ kind: 'fulfillment', subject: `shipment ${shipment.index}`, message: error.message, at }]),
               history: [{ event: `shipment ${shipment.index}: Shopify refused the fulfillment`, source: 'worker', detail: error.message }],
             }
           : undefined,
@@ -506,19 +494,10 @@ async function fulfilShipment(
 
 async function recordFulfillment(deps: ApplyPrintEventDeps, link: OrderLink, index: number, fulfillmentId: string, trackingNumber: string | undefined, detail: string): Promise<void> {
   await deps.store.update(link.shop, link.orderId, (current) => {
-    if (!current) return undefined;
-    const shipment = current.shipments.find((s) => s.index === index);
-    if (shipment?.fulfillmentId === fulfillmentId && shipment.fulfilledTrackingNumber === trackingNumber) return undefined;
+    const fulfilled = current && markShipmentFulfilled(current, index, { fulfillmentId, trackingNumber, at: deps.clock().toISOString() });
+    if (!fulfilled) return undefined;
     return {
-      link: {
-        ...current,
-        shipments: current.shipments.map((s) =>
-          s.index === index
-            ? { ...s, fulfillmentId, fulfilledTrackingNumber: trackingNumber, appliedAt: s.appliedAt ?? deps.clock().toISOString(), waitingForRelease: undefined }
-            : s,
-        ),
-        problems: current.problems.filter((p) => p.subject !== `shipment ${index}`),
-      },
+      link: fulfilled,
       history: [{ event: `shipment ${index} fulfilled in Shopify`, source: 'worker', detail: `${fulfillmentId}: ${detail}` }],
     };
   });

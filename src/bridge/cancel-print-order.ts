@@ -1,3 +1,4 @@
+import { moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import { isServiceError } from '../print-service/client.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
 import { OrderBusyError } from './errors.js';
@@ -38,13 +39,9 @@ export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: 
       await deps.store.update(shop, orderId, (current) =>
         current
           ? {
-              link: {
-                ...current,
-                problems: [
-                  ...current.problems.filter((p) => p.kind !== 'cancel-refused'),
-                  { kind: 'cancel-refused', message: `The print service refused the cancellation: ${reason}`, at: deps.clock().toISOString() },
-                ],
-              },
+              link: replaceProblems(current, ofKind('cancel-refused'), [
+                { kind: 'cancel-refused', message: `The print service refused the cancellation: ${reason}`, at: deps.clock().toISOString() },
+              ]),
               history: [{ event: 'cancellation refused by the print service', source: 'print-service', detail: reason }],
             }
           : undefined,
@@ -63,7 +60,7 @@ async function markCancelled(deps: BridgeDeps, shop: string, orderId: string, de
   await deps.store.update(shop, orderId, (current) =>
     current && canMove(current.status, 'cancelled')
       ? {
-          link: { ...current, status: 'cancelled', statusAt: deps.clock().toISOString() },
+          link: moveTo(current, 'cancelled', deps.clock().toISOString()).link,
           history: [{ event: 'cancelled', source: 'worker', status: 'cancelled', detail }],
         }
       : undefined,

@@ -1,3 +1,4 @@
+import { updateShipment } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import type { HeldFulfillmentOrder } from '../shopify/fulfillment-plan.js';
 import type { HoldWait, OrderLink, OrderStore } from './order-store.js';
@@ -72,7 +73,7 @@ export async function recordHoldWait(deps: HoldWaitDeps, link: OrderLink, index:
     };
     const changed = previous?.message !== message;
     return {
-      link: { ...current, shipments: current.shipments.map((s) => (s.index === index ? { ...s, waitingForRelease: wait } : s)) },
+      link: updateShipment(current, index, (s) => ({ ...s, waitingForRelease: wait })),
       history: changed ? [{ event: `shipment ${index}: not fulfilled yet, Shopify holds its fulfillment order`, source: 'worker', detail: message }] : [],
     };
   });

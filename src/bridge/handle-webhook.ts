@@ -1,3 +1,6 @@
+import { isOwnWriteEcho } from './own-writes.js';
+import { readOrderJson } from '../orders/shopify-order.js';
+import { moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import { createHash } from 'node:crypto';
 import type { WebhookJob, WebhookJobData } from '../queue/queues.js';
 import { parseJsonLossless } from '../shopify/json.js';
@@ -18,6 +21,7 @@ export type WebhookOutcome =
   | { kind: 'uninstalled'; droppedJobs: number; sessions: number }
   | { kind: 'redacted'; orders: number }
   | { kind: 'data-request'; orders: number }
+  | { kind: 'own-write'; orderId: string }
   | { kind: 'rejected'; reason: string };
 
 /**
@@ -46,6 +50,8 @@ export async function handleWebhook(deps: BridgeDeps, job: WebhookJob): Promise<
       return handleOrderWebhook(deps, job);
     case 'app/uninstalled':
       return uninstall(deps, job.shop);
+    case 'app/scopes_update':
+      return scopesUpdated(deps, job);
     case 'customers/redact':
     case 'shop/redact':
       return redact(deps, job);
@@ -58,6 +64,18 @@ export async function handleWebhook(deps: BridgeDeps, job: WebhookJob): Promise<
     default:
       return { kind: 'rejected', reason: `topic ${job.topic} is not handled` };
   }
+}
+
+/**
+ * The merchant changed what the app may do (optional scopes granted or revoked): the stored session records the
+ * scopes Shopify now grants, so the next embedded visit exchanges a token again when the app needs more.
+ */
+async function scopesUpdated(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const body = JSON.parse(job.body) as { current?: unknown };
+  const current = Array.isArray(body.current) ? body.current.filter((s): s is string => typeof s === 'string') : [];
+  const updated = (await deps.sessions.updateScopes?.(job.shop, current)) ?? false;
+  deps.logger.info({ shop: job.shop, scopes: current, updated }, 'app/scopes_update: the store granted these scopes');
+  return { kind: 'recorded', orderId: job.shop, detail: `scopes now ${current.join(',') || 'none'}${updated ? '' : ' (no session to update)'}` };
 }
 
 /** Fulfillment-order webhooks go to the Shopify queue, whose worker asks the Admin API which order they concern. */
@@ -80,6 +98,11 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
   const orderId = order.admin_graphql_api_id;
   const shop = job.shop;
   const updatedAt = order.updated_at ?? order.created_at ?? job.receivedAt;
+  if (job.topic === 'orders/updated') {
+    // The app's own tag, note and metafield writes come back as orders/updated: nothing to store or record.
+    const stored = await deps.store.getOrderBody(shop, orderId);
+    if (stored && isOwnWriteEcho(readOrderJson(stored.body), parsed.raw)) return { kind: 'own-write', orderId };
+  }
   const [isNewest] = await Promise.all([deps.store.saveOrderBody(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
@@ -99,7 +122,7 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
     const base = current ?? deps.store.blank(shop, orderId);
     // The first arrival of each topic: a mapping that appears later knows whether its submit topic already came.
     const topics = base.topics?.[job.topic] ? base.topics : { ...base.topics, [job.topic]: at };
-    const next: OrderLink = {
+    let next: OrderLink = {
       ...base,
       orderName: order.name ?? base.orderName,
       shopifyUpdatedAt: isNewest ? normalise(updatedAt) : base.shopifyUpdatedAt,
@@ -111,16 +134,12 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
     if (!settings && next.status === 'pending' && !next.submitAfter && SUBMIT_TOPICS.some((t) => topics[t])) {
       // Nothing decides when (or whether) to send it: it waits, on the problems page, for a mapping to serve the store.
       const problem = noMappingProblem(shop, at);
-      next.status = 'waiting';
-      next.statusAt = at;
-      next.problems = [...next.problems.filter((p) => p.kind !== problem.kind), problem];
+      next = replaceProblems(moveTo(next, 'waiting', at).link, ofKind(problem.kind), [problem]);
       history.push({ event: 'waiting: no mapping', source: 'worker', status: 'waiting', detail: problem.message });
       movedToWaiting = true;
     }
     if (settings && next.status === 'waiting' && !next.submitAfter && next.problems.every((p) => p.kind === WAIT_KINDS.noMapping)) {
-      next.status = 'pending';
-      next.statusAt = at;
-      next.problems = [];
+      next = { ...moveTo(next, 'pending', at).link, problems: [] };
       history.push({ event: 'no longer waiting', source: 'worker', status: 'pending', detail: `a mapping serves ${shop} now` });
     }
     // The submit topic may have come before this webhook (while no mapping served the store, or under another one).
@@ -179,7 +198,7 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
     // Nothing has reached the printer yet: the cancellation is complete here, and the submit job will find it.
     if (!isSubmittedStatus(base.status) && base.status !== 'submitting' && canMove(base.status, 'cancelled')) {
       return {
-        link: { ...next, status: 'cancelled', statusAt: at },
+        link: moveTo(next, 'cancelled', at).link,
         history: [{ event: `${topic} received`, source: 'shopify', status: 'cancelled', detail: 'cancelled before submission; nothing was sent to the printer' }],
       };
     }

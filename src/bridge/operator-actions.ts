@@ -1,3 +1,4 @@
+import { clearProblems, moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import { printStatusWord } from '../print-service/schema.js';
 import { parseJsonLossless } from '../shopify/json.js';
@@ -106,7 +107,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
     await deps.store.update(input.shop, input.orderId, (c) =>
       c
         ? {
-            link: { ...c, problems: [...c.problems.filter((p) => p.kind !== 'mapping'), ...problems.map((p) => ({ kind: 'mapping', message: p.message, subject: p.subject, at }))] },
+            link: replaceProblems(c, ofKind('mapping'), problems.map((p) => ({ kind: 'mapping', message: p.message, subject: p.subject, at }))),
             history: [{ event: 'resubmit by operator: the current mapping still cannot map it', source: 'operator', detail: `${input.actor}: ${detail}` }],
           }
         : undefined,
@@ -156,8 +157,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
     if (!c || c.version !== current.version) return undefined;
     return {
       link: {
-        ...c,
-        problems: c.problems.filter((p) => !STALE_ON_RESUBMIT.has(p.kind)),
+        ...clearProblems(c, (p) => STALE_ON_RESUBMIT.has(p.kind)),
         ...(freshCreate ? { submitAttempts: 0, printOrderId: undefined } : {}),
       },
       history: [{ event: 'resubmitted by operator', source: 'operator', detail: `${input.actor}: re-mapped with the current mapping as ${sourceOrderId}; ${printerNote}` }],
@@ -248,7 +248,7 @@ export async function cancelOrderByOperator(deps: OperatorActionDeps, input: Ope
     const cancelRequested = c.cancelRequested ?? { at, by: 'operator' as const };
     if (nothingAtPrinter && canMove(c.status, 'cancelled')) {
       return {
-        link: { ...c, cancelRequested, status: 'cancelled', statusAt: at },
+        link: { ...moveTo(c, 'cancelled', at).link, cancelRequested },
         history: [{ event: 'cancelled by operator', source: 'operator', status: 'cancelled', detail: `${input.actor}: the print service has no live order for ${c.sourceOrderId} (only failed submissions), so nothing is produced` }],
       };
     }

@@ -1,153 +1,33 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
+import type { Database } from '../db/database.js';
+import { blankOrder, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
+import { DataRequests } from './data-requests.js';
+import { OrderLeases } from './order-leases.js';
 import type { OrderStatus } from './status.js';
+import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WebhookBodies } from './webhook-bodies.js';
+
+export type { HistoryEntry, HoldWait, Mutation, OrderLink, Problem, ShipmentLineItem, ShipmentLink } from '../orders/model.js';
+export { normaliseTime } from '../orders/model.js';
+export type { UnreadablePostback } from './unreadable-postbacks.js';
+export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
 
 /**
  * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
  * print `_id`), its shipments with the Shopify line items in each and their fulfillments, its status, the reasons
- * shown to the merchant, and a capped history. Redis is the only state; web and worker processes are stateless.
+ * shown to the merchant, and its history. PostgreSQL (or the embedded PGlite) is the system of record; Redis holds only
+ * what is short-lived (leases, webhook ids, bodies between intake and worker), so web and worker stay stateless.
  *
- * Writes are compare-and-set on a version number inside one Lua script, so concurrent workers sharing a connection
- * never lose each other's updates (WATCH is per connection and unsafe with a shared one).
+ * Writes are compare-and-set on the order's version inside one statement: the row is written only if its version is
+ * still the one read, with its history and its sourceOrderId claim, so two workers never both apply one transition.
  */
 
-export interface ShipmentLineItem {
-  /** Shopify line item gid. */
-  lineItemId: string;
-  quantity: number;
-  sku?: string;
-  title?: string;
-}
-
-export interface ShipmentLink {
-  index: number;
-  lineItems: ShipmentLineItem[];
-  status: 'pending' | 'shipped';
-  trackingNumber?: string;
-  carrier?: { alias?: string; code?: string; service?: string };
-  shippedAt?: string;
-  /** Shopify fulfillment gid, once fulfilled. */
-  fulfillmentId?: string;
-  /** The tracking number the fulfillment carries in Shopify. */
-  fulfilledTrackingNumber?: string;
-  /** When the shipment's Shipped postback was carried out in Shopify (fulfilled, or nothing was left to fulfill). */
-  appliedAt?: string;
-  /**
-   * Shipped, but Shopify holds a fulfillment order it needs (ON_HOLD, or SCHEDULED for later): it is fulfilled with its
-   * tracking once released (fulfillment-order webhooks, and re-checks). Cleared when fulfilled.
-   */
-  waitingForRelease?: HoldWait;
-}
-
-export interface HoldWait {
-  since: string;
-  /** What the merchant reads, e.g. "waiting for the fulfillment hold to be released: Awaiting payment (bank transfer)". */
-  message: string;
-  fulfillmentOrderIds: string[];
-  /** How many times the wait was found still in force; spaces the re-checks out. */
-  checks: number;
-  nextCheckAt?: string;
-}
-
-export interface Problem {
-  /** Machine-readable kind: mapping, validation, submission-error, print-error, cancel-refused, ... */
-  kind: string;
-  message: string;
-  /** What the problem is about, e.g. a line item or a field. */
-  subject?: string;
-  at: string;
-}
-
-export interface OrderLink {
-  shop: string;
-  /** Shopify order gid (`gid://shopify/Order/…`): exact, unlike the numeric id in webhook bodies. */
-  orderId: string;
-  orderName?: string;
-  status: OrderStatus;
-  statusAt: string;
-  sourceOrderId?: string;
-  printOrderId?: string;
-  /** `updated_at` of the newest order version applied. */
-  shopifyUpdatedAt?: string;
-  /** Creates sent so far; above 0 means the next one must ask the service first. */
-  submitAttempts: number;
-  /** End of the hold window. */
-  submitAfter?: string;
-  /**
-   * When each order topic (`orders/create`, `orders/paid`, ...) first arrived: a mapping that appears or changes later
-   * knows whether its submit topic already came, and from when its hold window runs.
-   */
-  topics?: Record<string, string>;
-  /** Why nothing of the order goes to the printer (status `not-printed`). */
-  notPrintedReason?: string;
-  cancelRequested?: { at: string; by: 'shopify' | 'print-service' | 'operator' };
-  /** Last time the reconciliation asked the print service about this order. */
-  reconciledAt?: string;
-  /** Fingerprint of the shipping address the printer has, to notice a change after submission. */
-  sentShipToHash?: string;
-  problems: Problem[];
-  shipments: ShipmentLink[];
-  createdAt: string;
-  updatedAt: string;
-  version: number;
-}
-
-export interface HistoryEntry {
-  at: string;
-  event: string;
-  source: 'shopify' | 'print-service' | 'worker' | 'operator';
-  status?: OrderStatus;
-  detail?: string;
-}
-
-export interface Mutation {
-  link: OrderLink;
-  history?: Omit<HistoryEntry, 'at'>[];
-}
-
 export const HISTORY_LIMIT = 200;
-const WEBHOOK_SEEN_SECONDS = 8 * 24 * 3600;
 
-// KEYS: link, updatedIndex, statusIndexOld, statusIndexNew, history, sourceIndex (or "" when none)
-// ARGV: expectedVersion, json, member, updatedScore, statusScore, historyLimit, sourceMember, history...
-const CAS_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-local version = 0
-if current then version = tonumber(cjson.decode(current).version) end
-if version ~= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-if KEYS[3] ~= KEYS[4] then redis.call('ZREM', KEYS[3], ARGV[3]) end
-redis.call('ZADD', KEYS[4], ARGV[5], ARGV[3])
-for i = 8, #ARGV do redis.call('LPUSH', KEYS[5], ARGV[i]) end
-redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[6]) - 1)
-if ARGV[7] ~= '' then
-  -- A sourceOrderId belongs to the first order that claimed it (claimSourceOrderId): never taken over here.
-  local owner = redis.call('GET', KEYS[6])
-  if (not owner) or owner == ARGV[7] then redis.call('SET', KEYS[6], ARGV[7]) end
-end
-return 1
-`;
-
-// KEYS: body key. ARGV: updatedAt (ISO), raw body. Keeps only the newest version by Shopify's updated_at.
-const SAVE_BODY_SCRIPT = `
-local stored = redis.call('HGET', KEYS[1], 'updatedAt')
-if stored and stored >= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'updatedAt', ARGV[1], 'body', ARGV[2])
-return 1
-`;
-
-const RENEW_LEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
-
-const RELEASE_LEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
+/** A history is cut back to HISTORY_LIMIT entries once it passes this many (keeps writes cheap). */
+const HISTORY_TRIM_AT = HISTORY_LIMIT + 50;
 
 export class OrderStoreConflictError extends Error {
   readonly retryable = true;
@@ -157,41 +37,53 @@ export class OrderStoreConflictError extends Error {
   }
 }
 
-export class OrderStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+export interface OrderStoreOptions {
+  database: Database;
+  redis: Redis;
+  prefix: string;
+  clock?: () => Date;
+}
 
-  private key(...parts: string[]): string {
-    return `${this.prefix}${parts.join(':')}`;
+export interface OrderSearch {
+  shop?: string;
+  status?: OrderStatus;
+  /** Orders last changed at or after / before these ISO times. */
+  from?: string;
+  to?: string;
+  /** An order name (`#1001` or `1001`), a sourceOrderId or a print `_id`, exact. */
+  q?: string;
+  /** `next` of the page before. */
+  cursor?: string;
+  limit?: number;
+}
+
+export class OrderStore {
+  private readonly database: Database;
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly clock: () => Date;
+  private readonly leases: OrderLeases;
+
+  constructor(options: OrderStoreOptions) {
+    this.database = options.database;
+    this.redis = options.redis;
+    this.prefix = options.prefix;
+    this.clock = options.clock ?? (() => new Date());
+    this.leases = new OrderLeases(options.redis, options.prefix);
   }
 
-  private member(shop: string, orderId: string): string {
-    return `${shop}|${orderId}`;
+  private rows<T extends Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]> {
+    return this.database.rows<T>(query);
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
-    const raw = await this.redis.get(this.key('link', shop, orderId));
-    return raw ? (JSON.parse(raw) as OrderLink) : undefined;
+    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}`);
+    return row?.data;
   }
 
   /** A new record for an order seen for the first time. */
   blank(shop: string, orderId: string): OrderLink {
-    const now = this.clock().toISOString();
-    return {
-      shop,
-      orderId,
-      status: 'pending',
-      statusAt: now,
-      submitAttempts: 0,
-      problems: [],
-      shipments: [],
-      createdAt: now,
-      updatedAt: now,
-      version: 0,
-    };
+    return blankOrder(shop, orderId, this.clock());
   }
 
   /**
@@ -210,45 +102,66 @@ export class OrderStore {
       const mutation = mutate(current ? structuredClone(current) : undefined);
       if (!mutation) return { link: current, changed: false };
       const now = this.clock();
-      const link: OrderLink = { ...mutation.link, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 };
-      const member = this.member(shop, orderId);
-      const history = (mutation.history ?? []).map((h) => JSON.stringify({ at: now.toISOString(), ...h }));
-      const written = (await this.redis.eval(
-        CAS_SCRIPT,
-        6,
-        this.key('link', shop, orderId),
-        this.key('index', 'updated'),
-        this.key('index', 'status', current?.status ?? link.status),
-        this.key('index', 'status', link.status),
-        this.key('history', shop, orderId),
-        link.sourceOrderId ? this.key('source', link.sourceOrderId) : this.key('source', '-'),
-        String(current?.version ?? 0),
-        JSON.stringify(link),
-        member,
-        String(now.getTime()),
-        String(Date.parse(link.statusAt) || now.getTime()),
-        String(HISTORY_LIMIT),
-        link.sourceOrderId && link.sourceOrderId !== current?.sourceOrderId ? member : '',
-        ...history,
-      )) as number;
-      if (written === 1) return { link, changed: true };
+      const link: OrderLink = { ...mutation.link, shop, orderId, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 };
+      if (await this.write(current?.version ?? 0, link, mutation.history ?? [], now)) return { link, changed: true };
     }
     throw new OrderStoreConflictError(shop, orderId);
   }
 
+  private async write(expected: number, link: OrderLink, history: Omit<HistoryEntry, 'at'>[], now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const statusAt = Number.isNaN(Date.parse(link.statusAt)) ? at : new Date(link.statusAt).toISOString();
+    const entries = JSON.stringify(history.map((h) => ({ at, ...h })));
+    const data = JSON.stringify(link);
+    const columns = sql`${link.orderName ?? null}, ${link.status}, ${statusAt}::timestamptz, ${link.sourceOrderId ?? null}, ${link.printOrderId ?? null}`;
+    const written =
+      expected === 0
+        ? sql`INSERT INTO orders (shop, order_id, order_name, status, status_at, source_order_id, print_order_id, created_at, updated_at, version, data)
+              VALUES (${link.shop}, ${link.orderId}, ${columns}, ${link.createdAt}::timestamptz, ${at}::timestamptz, ${link.version}, ${data}::jsonb)
+              ON CONFLICT DO NOTHING RETURNING shop, order_id`
+        : sql`UPDATE orders SET (order_name, status, status_at, source_order_id, print_order_id, updated_at, version, data)
+              = (${columns}, ${at}::timestamptz, ${link.version}, ${data}::jsonb)
+              WHERE shop = ${link.shop} AND order_id = ${link.orderId} AND version = ${expected} RETURNING shop, order_id`;
+    // One statement: the row, its history and its sourceOrderId claim are written together or not at all. A
+    // sourceOrderId belongs to the first order that claimed it (claimSourceOrderId): never taken over here.
+    const [row] = await this.rows<{ n: number }>(sql`
+      WITH written AS (${written}),
+      history AS (
+        INSERT INTO order_history (shop, order_id, at, entry)
+        SELECT w.shop, w.order_id, ${at}::timestamptz, e.entry
+        FROM written w, jsonb_array_elements(${entries}::jsonb) WITH ORDINALITY AS e(entry, n) ORDER BY e.n
+      ),
+      claim AS (
+        INSERT INTO source_order_ids (source_order_id, shop, order_id)
+        SELECT ${link.sourceOrderId ?? null}::text, w.shop, w.order_id FROM written w WHERE ${link.sourceOrderId ?? null}::text IS NOT NULL
+        ON CONFLICT DO NOTHING
+      )
+      SELECT count(*)::int AS n FROM written`);
+    const ok = (row?.n ?? 0) === 1;
+    // A long-lived order's history is cut back now and then, never on every write.
+    if (ok && history.length > 0 && link.version % 25 === 0) await this.trimHistory(link.shop, link.orderId);
+    return ok;
+  }
+
+  private async trimHistory(shop: string, orderId: string): Promise<void> {
+    await this.rows(sql`
+      DELETE FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} AND id < (
+        SELECT id FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC OFFSET ${HISTORY_LIMIT - 1} LIMIT 1
+      ) AND (SELECT count(*) FROM order_history WHERE shop = ${shop} AND order_id = ${orderId}) > ${HISTORY_TRIM_AT}`);
+  }
+
+  /** Newest first. */
   async history(shop: string, orderId: string, limit = HISTORY_LIMIT): Promise<HistoryEntry[]> {
-    const raw = await this.redis.lrange(this.key('history', shop, orderId), 0, limit - 1);
-    return raw.map((r) => JSON.parse(r) as HistoryEntry);
+    const rows = await this.rows<{ entry: HistoryEntry }>(
+      sql`SELECT entry FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC LIMIT ${limit}`,
+    );
+    return rows.map((r) => r.entry);
   }
 
   /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
-    const key = this.key('history', shop, orderId);
-    await this.redis
-      .multi()
-      .lpush(key, JSON.stringify({ at: this.clock().toISOString(), ...entry }))
-      .ltrim(key, 0, HISTORY_LIMIT - 1)
-      .exec();
+    const at = this.clock().toISOString();
+    await this.rows(sql`INSERT INTO order_history (shop, order_id, at, entry) VALUES (${shop}, ${orderId}, ${at}::timestamptz, ${JSON.stringify({ at, ...entry })}::jsonb)`);
   }
 
   /**
@@ -258,162 +171,213 @@ export class OrderStore {
    * (redacted) no longer holds it.
    */
   async claimSourceOrderId(shop: string, orderId: string, sourceOrderId: string): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
-    const key = this.key('source', sourceOrderId);
-    const member = this.member(shop, orderId);
     for (let attempt = 0; attempt < 3; attempt++) {
-      if ((await this.redis.set(key, member, 'NX')) === 'OK') return { ok: true };
-      const owner = await this.redis.get(key);
-      if (owner === null) continue;
-      if (owner === member) return { ok: true };
-      const [ownerShop, ownerOrder] = splitMember(owner);
-      if (await this.redis.exists(this.key('link', ownerShop, ownerOrder))) return { ok: false, owner: { shop: ownerShop, orderId: ownerOrder } };
+      const [row] = await this.rows<{ shop: string; order_id: string; alive: boolean }>(sql`
+        WITH claimed AS (
+          INSERT INTO source_order_ids (source_order_id, shop, order_id) VALUES (${sourceOrderId}, ${shop}, ${orderId})
+          ON CONFLICT DO NOTHING RETURNING shop, order_id
+        )
+        SELECT shop, order_id, true AS alive FROM claimed
+        UNION ALL
+        SELECT s.shop, s.order_id, EXISTS (SELECT 1 FROM orders o WHERE o.shop = s.shop AND o.order_id = s.order_id) AS alive
+        FROM source_order_ids s WHERE s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
+      if (!row) continue;
+      if (row.shop === shop && row.order_id === orderId) return { ok: true };
+      if (row.alive) return { ok: false, owner: { shop: row.shop, orderId: row.order_id } };
       // The owner's record is gone: the id is free again (compare-and-delete, so a new owner is never removed).
-      await this.redis.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, key, owner);
+      await this.rows(sql`DELETE FROM source_order_ids WHERE source_order_id = ${sourceOrderId} AND shop = ${row.shop} AND order_id = ${row.order_id}`);
     }
     throw new OrderStoreConflictError(shop, orderId);
   }
 
   async findBySourceOrderId(sourceOrderId: string): Promise<OrderLink | undefined> {
-    const member = await this.redis.get(this.key('source', sourceOrderId));
-    if (!member) return undefined;
-    const [shop, orderId] = splitMember(member);
-    return this.get(shop, orderId);
+    const [row] = await this.rows<{ data: OrderLink }>(sql`
+      SELECT o.data FROM source_order_ids s JOIN orders o ON o.shop = s.shop AND o.order_id = s.order_id
+      WHERE s.source_order_id = ${sourceOrderId}`);
+    return row?.data;
   }
 
   async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
-    const member = await this.redis.get(this.key('print', printOrderId));
-    if (!member) return undefined;
-    const [shop, orderId] = splitMember(member);
-    return this.get(shop, orderId);
+    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} ORDER BY created_at LIMIT 1`);
+    return row?.data;
   }
 
-  async indexPrintOrderId(link: OrderLink): Promise<void> {
-    if (link.printOrderId) await this.redis.set(this.key('print', link.printOrderId), this.member(link.shop, link.orderId));
-  }
+  /** Kept for callers of the Redis store: the print `_id` is a column of the order, indexed by every write. */
+  async indexPrintOrderId(_link: OrderLink): Promise<void> {}
 
-  /** Newest first; with a status, only orders in it. */
+  /** Newest first (by last change; in a status, by when the order entered it). */
   async list(options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
-    const index = options.status ? this.key('index', 'status', options.status) : this.key('index', 'updated');
-    const offset = options.offset ?? 0;
-    const limit = options.limit ?? 50;
-    const [total, members] = await Promise.all([
-      this.redis.zcard(index),
-      this.redis.zrevrange(index, offset, offset + limit - 1),
+    return this.listWhere(options.status ? sql`status = ${options.status}` : sql`true`, options);
+  }
+
+  /** One shop's orders, newest first (the embedded admin pages). */
+  async listOfShop(shop: string, options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    return this.listWhere(options.status ? sql`shop = ${shop} AND status = ${options.status}` : sql`shop = ${shop}`, options);
+  }
+
+  private async listWhere(where: ReturnType<typeof sql>, options: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }> {
+    const order = options.status ? sql`status_at DESC, shop DESC, order_id DESC` : sql`updated_at DESC, shop DESC, order_id DESC`;
+    const [counted, rows] = await Promise.all([
+      this.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM orders WHERE ${where}`),
+      this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE ${where} ORDER BY ${order} LIMIT ${options.limit ?? 50} OFFSET ${options.offset ?? 0}`),
     ]);
-    if (members.length === 0) return { total, links: [] };
-    const raws = await this.redis.mget(members.map((m) => this.key('link', ...splitMember(m))));
-    return { total, links: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink) };
+    return { total: counted[0]?.n ?? 0, links: rows.map((r) => r.data) };
   }
 
   /**
-   * One shop's orders, newest first (the embedded admin pages). Members are `shop|orderId`, so the index is scanned
-   * for the shop's prefix without reading other shops' records.
+   * The admin order list: filters by store, status and time of last change, finds an order by name, sourceOrderId or
+   * print `_id`, newest change first, a page at a time with a cursor (stable while orders change: keyset, no offset).
    */
-  async listOfShop(shop: string, options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
-    const index = options.status ? this.key('index', 'status', options.status) : this.key('index', 'updated');
-    const scored = await this.scanShopMembers(index, shop);
-    scored.sort((a, b) => b.score - a.score);
-    const offset = options.offset ?? 0;
-    const page = scored.slice(offset, offset + (options.limit ?? 50));
-    if (page.length === 0) return { total: scored.length, links: [] };
-    const raws = await this.redis.mget(page.map((m) => this.key('link', ...splitMember(m.member))));
-    return { total: scored.length, links: raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink) };
+  async search(options: OrderSearch = {}): Promise<{ links: OrderLink[]; next?: string }> {
+    const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
+    const where = [sql`true`];
+    if (options.shop) where.push(sql`shop = ${options.shop}`);
+    if (options.status) where.push(sql`status = ${options.status}`);
+    if (options.from) where.push(sql`updated_at >= ${options.from}::timestamptz`);
+    if (options.to) where.push(sql`updated_at < ${options.to}::timestamptz`);
+    const q = options.q?.trim();
+    if (q) {
+      const name = q.startsWith('#') ? q : `#${q}`;
+      // Each alternative has its own index (a bitmap OR); an order gid is found through its page, not here.
+      where.push(sql`(order_name = ${q} OR order_name = ${name} OR source_order_id = ${q} OR print_order_id = ${q})`);
+    }
+    const after = decodeCursor(options.cursor);
+    if (after) where.push(sql`(updated_at, shop, order_id) < (${after.updatedAt}::timestamptz, ${after.shop}, ${after.orderId})`);
+    const rows = await this.rows<{ data: OrderLink; cursor_at: string }>(sql`
+      SELECT data, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at FROM orders
+      WHERE ${sql.join(where, sql` AND `)}
+      ORDER BY updated_at DESC, shop DESC, order_id DESC LIMIT ${limit + 1}`);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      links: page.map((r) => r.data),
+      next: rows.length > limit && last ? encodeCursor({ updatedAt: last.cursor_at, shop: last.data.shop, orderId: last.data.orderId }) : undefined,
+    };
   }
 
   async countByStatusOfShop(shop: string, statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
-    const counts = await Promise.all(statuses.map(async (s) => (await this.scanShopMembers(this.key('index', 'status', s), shop)).length));
-    return Object.fromEntries(statuses.map((s, i) => [s, counts[i] ?? 0]));
+    return this.countWhere(sql`shop = ${shop}`, statuses);
   }
 
-  private async scanShopMembers(index: string, shop: string): Promise<{ member: string; score: number }[]> {
-    const pattern = `${shop.replace(/[*?[\]\\]/g, '\\$&')}|*`;
-    const found: { member: string; score: number }[] = [];
-    let cursor = '0';
-    do {
-      const [next, flat] = await this.redis.zscan(index, cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      for (let i = 0; i + 1 < flat.length; i += 2) found.push({ member: flat[i]!, score: Number(flat[i + 1]) });
-    } while (cursor !== '0');
-    // ZSCAN may return a member twice while the index changes.
-    return [...new Map(found.map((f) => [f.member, f])).values()];
+  async countByStatus(statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    return this.countWhere(sql`true`, statuses);
+  }
+
+  private async countWhere(where: ReturnType<typeof sql>, statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    const rows = await this.rows<{ status: string; n: number }>(
+      sql`SELECT status, count(*)::int AS n FROM orders WHERE ${where} AND status IN (SELECT jsonb_array_elements_text(${JSON.stringify(statuses)}::jsonb)) GROUP BY status`,
+    );
+    const counts = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<string, number>;
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
   }
 
   /** Orders in a status since before `beforeMs` (oldest first): candidates for a check with the print service. */
   async listQuietSince(status: OrderStatus, beforeMs: number, limit: number, offset = 0): Promise<OrderLink[]> {
-    const members = await this.redis.zrangebyscore(this.key('index', 'status', status), '-inf', String(beforeMs), 'LIMIT', offset, limit);
-    if (members.length === 0) return [];
-    const raws = await this.redis.mget(members.map((m) => this.key('link', ...splitMember(m))));
-    return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as OrderLink);
-  }
-
-  async countByStatus(statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
-    const counts = await Promise.all(statuses.map((s) => this.redis.zcard(this.key('index', 'status', s))));
-    return Object.fromEntries(statuses.map((s, i) => [s, counts[i] ?? 0]));
+    const rows = await this.rows<{ data: OrderLink }>(sql`
+      SELECT data FROM orders WHERE status = ${status} AND status_at <= ${new Date(beforeMs).toISOString()}::timestamptz
+      ORDER BY status_at, shop, order_id LIMIT ${limit} OFFSET ${offset}`);
+    return rows.map((r) => r.data);
   }
 
   /** Keeps the newest version of a Shopify order body by `updated_at`; returns whether this one was newer. */
   async saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
-    const result = await this.redis.eval(SAVE_BODY_SCRIPT, 1, this.key('body', shop, orderId), normaliseTime(updatedAt), rawBody);
-    return result === 1;
+    const rows = await this.rows(sql`
+      INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
+      ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
+      WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
+      RETURNING 1 AS n`);
+    return rows.length === 1;
   }
 
+  /** The newest body, unless retention has cut it. */
   async getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {
-    const [updatedAt, body] = await this.redis.hmget(this.key('body', shop, orderId), 'updatedAt', 'body');
-    return updatedAt && body ? { updatedAt, body } : undefined;
+    const [row] = await this.rows<{ shopify_updated_at: string; body: string | null }>(
+      sql`SELECT shopify_updated_at, body FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`,
+    );
+    return row?.body ? { updatedAt: row.shopify_updated_at, body: row.body } : undefined;
   }
 
-  /** Records a webhook id; false when it was seen within the last days (a repeat delivery). */
+  /** Deletes the stored Shopify order body, which holds the customer's personal data. */
+  async deleteOrderBody(shop: string, orderId: string): Promise<void> {
+    await this.rows(sql`DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`);
+  }
+
+  /**
+   * Retention: cuts the full Shopify body of orders the printer finished with (shipped, cancelled, not printed) more
+   * than `days` ago. The link (what the pages and the reconciliation read) and the history stay. Returns how many.
+   */
+  async reduceFinishedBodies(days: number, finished: readonly OrderStatus[], batch = 1000): Promise<number> {
+    const before = new Date(this.clock().getTime() - days * 24 * 3600 * 1000).toISOString();
+    const now = this.clock().toISOString();
+    let total = 0;
+    for (;;) {
+      const rows = await this.rows(sql`
+        UPDATE order_bodies b SET body = NULL, reduced_at = ${now}::timestamptz
+        WHERE (b.shop, b.order_id) IN (
+          SELECT b2.shop, b2.order_id FROM order_bodies b2 JOIN orders o ON o.shop = b2.shop AND o.order_id = b2.order_id
+          WHERE b2.body IS NOT NULL AND o.status IN (SELECT jsonb_array_elements_text(${JSON.stringify(finished)}::jsonb))
+            AND o.status_at < ${before}::timestamptz
+          LIMIT ${batch}
+        ) RETURNING 1 AS n`);
+      total += rows.length;
+      if (rows.length < batch) return total;
+    }
+  }
+
   /**
    * Records when the app first handled an order of this shop (kept if already set): the lost-order recovery never
    * reaches back before it, so orders from before the install are never sent to the printer.
    */
   async markShopActive(shop: string): Promise<void> {
-    await this.redis.set(this.key('shop-since', shop), this.clock().toISOString(), 'NX');
+    await this.rows(sql`
+      INSERT INTO shops (shop, active_since) VALUES (${shop}, ${this.clock().toISOString()}::timestamptz)
+      ON CONFLICT (shop) DO UPDATE SET active_since = EXCLUDED.active_since WHERE shops.active_since IS NULL`);
   }
 
   async shopActiveSince(shop: string): Promise<string | undefined> {
-    return (await this.redis.get(this.key('shop-since', shop))) ?? undefined;
+    const [row] = await this.rows<{ since: string | null }>(
+      sql`SELECT to_char(active_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since FROM shops WHERE shop = ${shop}`,
+    );
+    return row?.since ?? undefined;
   }
 
   /** Uninstalled: orders placed until a reinstall are not this app's to recover. */
   async forgetShopActive(shop: string): Promise<void> {
-    await this.redis.del(this.key('shop-since', shop));
+    await this.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
   }
 
+  /** Records a webhook id; false when it was seen within the last days (a repeat delivery). */
   async markWebhookSeen(webhookId: string): Promise<boolean> {
-    return (await this.redis.set(this.key('webhook', webhookId), '1', 'EX', WEBHOOK_SEEN_SECONDS, 'NX')) === 'OK';
+    return this.leases.markWebhookSeen(webhookId);
   }
 
   async isWebhookSeen(webhookId: string): Promise<boolean> {
-    return (await this.redis.exists(this.key('webhook', webhookId))) === 1;
+    return this.leases.isWebhookSeen(webhookId);
   }
 
-  /** Keeps the answer to a customer data request for an operator to send on (30 days). */
+  dataRequests(): DataRequests {
+    return new DataRequests(this.database, this.clock);
+  }
+
+  /** Keeps the answer to a customer data request for the merchant and the operator (30 days). */
   async saveDataRequest(shop: string, requestId: string, report: unknown): Promise<void> {
-    await this.redis.set(this.key('data-request', shop, requestId), JSON.stringify(report), 'EX', 30 * 24 * 3600);
+    await this.dataRequests().save(shop, requestId, report);
   }
 
   async getDataRequest(shop: string, requestId: string): Promise<unknown> {
-    const raw = await this.redis.get(this.key('data-request', shop, requestId));
-    return raw ? (JSON.parse(raw) as unknown) : undefined;
+    return this.dataRequests().get(shop, requestId);
+  }
+
+  /** Data-request reports of the shop (shop/redact), or the entries of these orders in them (customers/redact). */
+  async redactDataRequests(shop: string, orderIds?: readonly string[]): Promise<number> {
+    return this.dataRequests().redact(shop, orderIds);
   }
 
   /** Every order of a shop (for redaction and uninstall). */
   async orderIdsOfShop(shop: string): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.key('link', shop, '*'), 'COUNT', 500);
-      cursor = next;
-      const head = this.key('link', shop, '');
-      ids.push(...keys.map((k) => k.slice(head.length)));
-    } while (cursor !== '0');
-    return ids;
-  }
-
-  /** Deletes the stored Shopify order body, which holds the customer's personal data. */
-  async deleteOrderBody(shop: string, orderId: string): Promise<void> {
-    await this.redis.del(this.key('body', shop, orderId));
+    const rows = await this.rows<{ order_id: string }>(sql`SELECT order_id FROM orders WHERE shop = ${shop} ORDER BY order_id`);
+    return rows.map((r) => r.order_id);
   }
 
   /** Raw webhook bodies between intake and the worker (queue jobs carry ids only). */
@@ -421,33 +385,9 @@ export class OrderStore {
     return new WebhookBodies(this.redis, this.prefix);
   }
 
-  /** Data-request reports of the shop (shop/redact), or the entries of these orders in them (customers/redact). */
-  async redactDataRequests(shop: string, orderIds?: readonly string[]): Promise<number> {
-    let changed = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', this.key('data-request', shop, '*'), 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) {
-        if (!orderIds) {
-          changed += await this.redis.del(key);
-          continue;
-        }
-        const raw = await this.redis.get(key);
-        const report = raw ? (JSON.parse(raw) as { orderId?: string }[]) : [];
-        const kept = Array.isArray(report) ? report.filter((entry) => !orderIds.includes(entry.orderId ?? '')) : report;
-        if (Array.isArray(report) && kept.length !== report.length) {
-          await this.redis.set(key, JSON.stringify(kept), 'KEEPTTL');
-          changed++;
-        }
-      }
-    } while (cursor !== '0');
-    return changed;
-  }
-
   /** Postbacks that could not be understood, kept for an operator (admin pages). */
   unreadablePostbacks(): UnreadablePostbacks {
-    return new UnreadablePostbacks(this.redis, this.prefix);
+    return new UnreadablePostbacks(this.database, this.clock);
   }
 
   async keepUnreadablePostback(entry: Omit<UnreadablePostback, 'id'>): Promise<UnreadablePostback> {
@@ -471,112 +411,50 @@ export class OrderStore {
    * order do not both act on one read. Returns a token for `releaseLease`, or undefined when someone else holds it.
    */
   async tryLease(shop: string, orderId: string, ttlMs: number): Promise<string | undefined> {
-    const token = randomUUID();
-    const ok = await this.redis.set(this.key('lease', shop, orderId), token, 'PX', ttlMs, 'NX');
-    return ok === 'OK' ? token : undefined;
+    return this.leases.tryLease(shop, orderId, ttlMs);
   }
 
   /** Extends a lease still held with `token`; false when it was lost (expired and maybe taken by another job). */
   async renewLease(shop: string, orderId: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(RENEW_LEASE_SCRIPT, 1, this.key('lease', shop, orderId), token, String(ttlMs))) === 1;
+    return this.leases.renewLease(shop, orderId, token, ttlMs);
   }
 
   async releaseLease(shop: string, orderId: string, token: string): Promise<void> {
-    await this.redis.eval(RELEASE_LEASE_SCRIPT, 1, this.key('lease', shop, orderId), token);
+    await this.leases.releaseLease(shop, orderId, token);
   }
 
   /** Removes every trace of an order (shop redaction). */
   async deleteOrder(shop: string, orderId: string): Promise<void> {
-    const link = await this.get(shop, orderId);
-    const member = this.member(shop, orderId);
-    const multi = this.redis
-      .multi()
-      .del(this.key('link', shop, orderId), this.key('body', shop, orderId), this.key('history', shop, orderId))
-      .zrem(this.key('index', 'updated'), member);
-    if (link) multi.zrem(this.key('index', 'status', link.status), member);
-    if (link?.sourceOrderId) multi.del(this.key('source', link.sourceOrderId));
-    if (link?.printOrderId) multi.del(this.key('print', link.printOrderId));
-    await multi.exec();
+    await this.rows(sql`
+      WITH o AS (DELETE FROM orders WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1),
+      b AS (DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1),
+      h AS (DELETE FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1),
+      s AS (DELETE FROM source_order_ids WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1)
+      SELECT (SELECT count(*) FROM o)::int AS n`);
   }
 }
 
-export interface UnreadablePostback {
-  id: string;
-  receivedAt: string;
-  /** Request headers without credentials. */
-  headers: Record<string, string>;
-  /** The body as received (cut at UNREADABLE_BODY_LIMIT characters). */
-  body: string;
-  error: string;
+interface Cursor {
+  updatedAt: string;
+  shop: string;
+  orderId: string;
 }
 
-export const UNREADABLE_POSTBACKS_LIMIT = 1000;
-export const UNREADABLE_BODY_LIMIT = 64 * 1024;
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.shop, cursor.orderId])).toString('base64url');
+}
 
-/** Postbacks the app could not understand, kept for an operator; a capped list, newest first. */
-export class UnreadablePostbacks {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  private get key(): string {
-    return `${this.prefix}postbacks:unreadable`;
-  }
-
-  async keep(entry: Omit<UnreadablePostback, 'id'>): Promise<UnreadablePostback> {
-    const stored: UnreadablePostback = {
-      id: randomUUID(),
-      ...entry,
-      body: entry.body.length > UNREADABLE_BODY_LIMIT ? entry.body.slice(0, UNREADABLE_BODY_LIMIT) : entry.body,
-    };
-    await this.redis.multi().lpush(this.key, JSON.stringify(stored)).ltrim(this.key, 0, UNREADABLE_POSTBACKS_LIMIT - 1).exec().then(failedExec);
-    return stored;
-  }
-
-  async list(options: { offset?: number; limit?: number } = {}): Promise<{ total: number; entries: UnreadablePostback[] }> {
-    const offset = options.offset ?? 0;
-    const limit = options.limit ?? 50;
-    const [total, raw] = await Promise.all([this.redis.llen(this.key), this.redis.lrange(this.key, offset, offset + limit - 1)]);
-    return { total, entries: raw.map((r) => JSON.parse(r) as UnreadablePostback) };
-  }
-
-  async count(): Promise<number> {
-    return this.redis.llen(this.key);
-  }
-
-  /** Removes every kept postback whose body mentions one of these references (redaction). Returns how many. */
-  async removeMentioning(references: readonly string[]): Promise<number> {
-    const wanted = references.filter((r) => r.length >= 3);
-    if (wanted.length === 0) return 0;
-    let removed = 0;
-    for (const raw of await this.redis.lrange(this.key, 0, -1)) {
-      const entry = JSON.parse(raw) as UnreadablePostback;
-      if (wanted.some((r) => entry.body.includes(r))) removed += await this.redis.lrem(this.key, 1, raw);
+/** A cursor that does not read back is the first page, not an error: it only ever comes from a link we made. */
+function decodeCursor(value: string | undefined): Cursor | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(parsed) && parsed.length === 3 && parsed.every((p) => typeof p === 'string') && !Number.isNaN(Date.parse(parsed[0] as string))) {
+      const [updatedAt, shop, orderId] = parsed as [string, string, string];
+      return { updatedAt, shop, orderId };
     }
-    return removed;
+  } catch {
+    // falls through
   }
-
-  /** An operator has dealt with it. Returns whether it was there. */
-  async remove(id: string): Promise<boolean> {
-    const raw = await this.redis.lrange(this.key, 0, -1);
-    const match = raw.find((r) => (JSON.parse(r) as UnreadablePostback).id === id);
-    return match ? (await this.redis.lrem(this.key, 1, match)) > 0 : false;
-  }
-}
-
-function failedExec(results: [Error | null, unknown][] | null): void {
-  const failed = results?.find(([error]) => error);
-  if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction was discarded');
-}
-
-function splitMember(member: string): [string, string] {
-  const at = member.indexOf('|');
-  return [member.slice(0, at), member.slice(at + 1)];
-}
-
-/** ISO strings compare correctly as text only in one zone and form; Shopify sends offsets (`-04:00`). */
-export function normaliseTime(value: string): string {
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+  return undefined;
 }

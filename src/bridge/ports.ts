@@ -66,7 +66,7 @@ export interface ShopifyFulfillmentPort {
   updateFulfillmentTracking(shop: string, fulfillmentId: string, tracking: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary>;
   addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
   removeTags(shop: string, orderId: string, tags: string[]): Promise<void>;
-  /** The `print_bridge.status` metafield (JSON). */
+  /** The `$app:print_status` metafield (JSON), defined in shopify.app.toml. */
   setStatusMetafield(shop: string, orderId: string, value: unknown): Promise<void>;
   /** Adds a line to the order note unless the note already has it. */
   appendOrderNote(shop: string, orderId: string, line: string): Promise<void>;
@@ -107,6 +107,8 @@ export type PrintServicePort = Pick<
 
 export interface SessionsPort {
   deleteShopSessions(shop: string): Promise<number>;
+  /** Records the scopes Shopify now grants the app on the store; false when the app holds no session there. */
+  updateScopes?(shop: string, scopes: readonly string[]): Promise<boolean>;
 }
 
 export interface BridgeDeps {

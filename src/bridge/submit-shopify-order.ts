@@ -1,3 +1,4 @@
+import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
 import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
@@ -131,7 +132,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         submitAttempts: current.submitAttempts + 1,
         shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),
         sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
-        problems: current.problems.filter((p) => p.kind !== 'mapping' && p.kind !== 'validation' && p.kind !== 'source-order-id' && !isWaitKind(p.kind)),
+        problems: clearProblems(current, (p) => ofKind('mapping', 'validation', 'source-order-id')(p) || isWaitKind(p.kind)).problems,
       },
       history:
         current.status === 'submitting'
@@ -169,12 +170,13 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   }
 
   const { link: submitted } = await deps.store.update(shop, orderId, (current) => {
-    if (!current || !canMove(current.status, 'submitted')) {
+    const step = current && moveTo(current, 'submitted', deps.clock().toISOString());
+    if (!current || !step?.moved) {
       // A postback may already have moved it on; only fill in the ids.
       return current && !current.printOrderId ? { link: { ...current, printOrderId } } : undefined;
     }
     return {
-      link: { ...current, status: 'submitted', statusAt: deps.clock().toISOString(), printOrderId },
+      link: { ...step.link, printOrderId },
       history: [
         {
           event: 'submitted',
@@ -207,7 +209,7 @@ async function settleCancelledSubmission(deps: BridgeDeps, link: OrderLink, sour
     await deps.store.update(link.shop, link.orderId, (current) =>
       current && current.status === 'submitting'
         ? {
-            link: { ...current, status: 'cancelled', statusAt: deps.clock().toISOString() },
+            link: moveTo(current, 'cancelled', deps.clock().toISOString()).link,
             history: [{ event: 'cancelled', source: 'worker', status: 'cancelled', detail: `cancelled while being submitted; the print service has no order ${sourceOrderId}, nothing was sent` }],
           }
         : undefined,
@@ -218,7 +220,7 @@ async function settleCancelledSubmission(deps: BridgeDeps, link: OrderLink, sour
   await deps.store.update(link.shop, link.orderId, (current) =>
     current && canMove(current.status, 'submitted')
       ? {
-          link: { ...current, status: 'submitted', statusAt: deps.clock().toISOString(), printOrderId: live._id },
+          link: { ...moveTo(current, 'submitted', deps.clock().toISOString()).link, printOrderId: live._id },
           history: [{ event: 'submitted', source: 'worker', status: 'submitted', detail: `an earlier attempt reached the print service as _id ${live._id}; cancelling it there` }],
         }
       : undefined,
@@ -237,7 +239,7 @@ async function markSubmittedInShopify(deps: BridgeDeps, link: OrderLink): Promis
 async function setStatus(deps: BridgeDeps, link: OrderLink, status: 'cancelled', detail: string): Promise<void> {
   await deps.store.update(link.shop, link.orderId, (current) =>
     current && canMove(current.status, status)
-      ? { link: { ...current, status, statusAt: deps.clock().toISOString() }, history: [{ event: status, source: 'worker', status, detail }] }
+      ? { link: moveTo(current, status, deps.clock().toISOString()).link, history: [{ event: status, source: 'worker', status, detail }] }
       : undefined,
   );
   await deps.scheduler.syncShopify(link.shop, link.orderId);
@@ -255,15 +257,10 @@ export async function recordProblems(
   const entries: Problem[] = problems.map((p) => ({ kind, message: p.message, subject: p.subject, at }));
   await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current) return undefined;
-    const moved = canMove(current.status, status) || current.status === status;
+    const { link: settled, moved } = settleIn(current, status, at);
     return {
-      link: {
-        ...current,
-        status: moved ? status : current.status,
-        statusAt: moved && current.status !== status ? at : current.statusAt,
-        // Reaching this step means the store is connected and a mapping serves it: those waits are over.
-        problems: [...current.problems.filter((p) => p.kind !== kind && !isWaitKind(p.kind)), ...entries],
-      },
+      // Reaching this step means the store is connected and a mapping serves it: those waits are over.
+      link: replaceProblems(settled, (p) => p.kind === kind || isWaitKind(p.kind), entries),
       history: [
         {
           event: kind === 'mapping' ? 'held: mapping problems' : `${kind} failed`,
@@ -289,16 +286,11 @@ function isWaitKind(kind: string): boolean {
 async function recordWait(deps: BridgeDeps, link: OrderLink, problem: Problem, syncTags: boolean): Promise<SubmitShopifyOutcome> {
   const { changed } = await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current || isSubmittedStatus(current.status) || current.status === 'cancelled' || current.status === 'submitting' || current.status === 'not-printed') return undefined;
-    const moved = canMove(current.status, 'waiting');
+    const { link: next, moved } = moveTo(current, 'waiting', problem.at);
     const known = current.problems.some((p) => p.kind === problem.kind);
     if (known && (!moved || current.status === 'waiting')) return undefined;
     return {
-      link: {
-        ...current,
-        status: moved ? 'waiting' : current.status,
-        statusAt: moved && current.status !== 'waiting' ? problem.at : current.statusAt,
-        problems: [...current.problems.filter((p) => p.kind !== problem.kind), problem],
-      },
+      link: replaceProblems(next, ofKind(problem.kind), [problem]),
       history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: moved ? 'waiting' : undefined, detail: `nothing was sent to the printer: ${problem.message}` }],
     };
   });
@@ -313,11 +305,8 @@ async function markNotPrinted(deps: BridgeDeps, link: OrderLink, reason: string)
     current && canMove(current.status, 'not-printed')
       ? {
           link: {
-            ...current,
-            status: 'not-printed',
-            statusAt: deps.clock().toISOString(),
+            ...clearProblems(moveTo(current, 'not-printed', deps.clock().toISOString()).link, (p) => p.kind === 'mapping' || isWaitKind(p.kind)),
             notPrintedReason: reason,
-            problems: current.problems.filter((p) => p.kind !== 'mapping' && !isWaitKind(p.kind)),
           },
           history: [{ event: 'not printed', source: 'worker', status: 'not-printed', detail: reason }],
         }

@@ -1,3 +1,4 @@
+import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import { parseJsonLossless } from '../shopify/json.js';
 import type { HistoryEntry, OrderLink, OrderStore, Problem } from './order-store.js';
@@ -122,7 +123,7 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
     const { changed } = await deps.store.update(link.shop, link.orderId, (c) =>
       c && c.version === link.version && c.status === 'waiting'
         ? {
-            link: { ...c, status: 'pending', statusAt: deps.clock().toISOString(), problems: c.problems.filter((p) => !RELEASED_KINDS.has(p.kind)) },
+            link: clearProblems(moveTo(c, 'pending', deps.clock().toISOString()).link, (p) => RELEASED_KINDS.has(p.kind)),
             history: [{ event: 'no longer waiting', source: 'worker', status: 'pending', detail: `${options.cause}: a mapping serves ${link.shop}; the order is sent when ${settings.on} arrives` }],
           }
         : undefined,
@@ -157,7 +158,7 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
       await deps.store.update(link.shop, link.orderId, (c) =>
         c && c.status === 'held'
           ? {
-              link: { ...c, problems: [...c.problems.filter((p) => p.kind !== 'mapping' && p.kind !== WAIT_KINDS.noMapping), ...fresh] },
+              link: replaceProblems(c, ofKind('mapping', WAIT_KINDS.noMapping), fresh),
               history: [{ event: 'mapped again: still held', source: 'worker', detail: `${options.cause}: ${fresh.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)).join('; ')}` }],
             }
           : undefined,
@@ -269,7 +270,7 @@ async function schedule(deps: ReexamineDeps, link: OrderLink, settings: SubmitSe
   const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
     if (!c || (c.status !== 'pending' && c.status !== 'waiting') || c.submitAfter) return undefined;
     return {
-      link: { ...c, status: 'pending', statusAt: c.status === 'pending' ? c.statusAt : deps.clock().toISOString(), submitAfter: submitAt, problems: c.problems.filter((p) => !RELEASED_KINDS.has(p.kind)) },
+      link: { ...clearProblems(settleIn(c, 'pending', deps.clock().toISOString()).link, (p) => RELEASED_KINDS.has(p.kind)), submitAfter: submitAt },
       history: [{ event: 'submission scheduled', source: 'worker', status: c.status === 'pending' ? undefined : 'pending', detail: `${cause}: ${why}; submission at ${submitAt}` }],
     };
   });
@@ -291,7 +292,7 @@ async function release(deps: ReexamineDeps, link: OrderLink, cause: string, why:
     const problems = c.problems.filter((p) => !RELEASED_KINDS.has(p.kind));
     if (problems.length === c.problems.length && c.status !== 'waiting') return undefined;
     return {
-      link: { ...c, problems, ...(c.status === 'waiting' ? { status: 'pending' as const, statusAt: at, submitAfter: at } : {}) },
+      link: { ...c, problems, ...(c.status === 'waiting' ? { ...moveTo(c, 'pending', at).link, problems, submitAfter: at } : {}) },
       history: [{ event: 'released for submission', source: 'worker', status: c.status === 'waiting' ? 'pending' : undefined, detail: `${cause}: ${why}; submitting now` }],
     };
   });
@@ -304,7 +305,7 @@ async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, problem: Prob
   await deps.store.update(link.shop, link.orderId, (c) =>
     c && (c.status === 'pending' || c.status === 'waiting') && !hasProblem(c, problem.kind)
       ? {
-          link: { ...c, status: 'waiting', statusAt: c.status === 'waiting' ? c.statusAt : problem.at, problems: [...c.problems.filter((p) => p.kind !== problem.kind), problem] },
+          link: replaceProblems(settleIn(c, 'waiting', problem.at).link, ofKind(problem.kind), [problem]),
           history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: c.status === 'waiting' ? undefined : 'waiting', detail: `${cause}: ${problem.message}` }],
         }
       : undefined,

@@ -107,7 +107,11 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
       throw error;
     }
     run = { redisUrl: stack.redis.url, redisPrefix: stack.config.REDIS_PREFIX, logFile: stack.logFile };
-    if (interrupted()) return { exitCode: 130, entries: [], run };
+    if (interrupted()) {
+      // Ctrl-C while the stack was starting (the embedded database takes a second or two): the same words as later.
+      say('Interrupted: stopping the app, the emulator and the stand-in, and deleting the demo’s keys.');
+      return { exitCode: 130, entries: [], run };
+    }
 
     say(`  Redis             ${stack.redis.url}${stack.redis.source === 'private' ? ' (a private redis-server, stopped at the end)' : ''}, keys under ${stack.config.REDIS_PREFIX}`);
     say(`  print service     ${stack.emulator.baseUrl}  (emulator, speed ${speed}; account ${stack.config.PRINT_SOURCE_ACCOUNT})`);

@@ -135,6 +135,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         APP_URL: appUrl,
         REDIS_URL: redis.url,
         REDIS_PREFIX: prefix,
+        // The embedded database, in memory: the demo needs no database server and leaves no files behind.
+        DATA_DIR: 'memory://',
         SHOPIFY_API_KEY: `demo-${secret(8)}`,
         SHOPIFY_API_SECRET: `shpss_${secret(16)}`,
         // The demo makes its own key: its store tokens are encrypted at rest like any install's.

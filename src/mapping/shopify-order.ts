@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { addressFields, lineItemFields, orderFields, shopifyId, unwrapOrder } from '../orders/shopify-order.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { exactId, gidTail } from './match.js';
 
@@ -17,35 +18,14 @@ import { exactId, gidTail } from './match.js';
  * JSON.parse, except that integers beyond 2^53 become strings holding their exact digits (digits inside strings are
  * never touched). One implementation for the whole app: src/shopify/json.ts.
  */
+/** The one reader's lossless parse (src/orders/shopify-order.ts). */
 export const parseShopifyOrderJson = parseJsonLossless;
 
-/** A webhook body is the order itself; the REST API wraps it as `{"order": {...}}`. */
-export function unwrapOrder(body: unknown): unknown {
-  if (body && typeof body === 'object' && !Array.isArray(body) && 'order' in body && !('line_items' in body)) {
-    return (body as { order: unknown }).order;
-  }
-  return body;
-}
+export { unwrapOrder };
 
-const id = z.union([z.number(), z.string()]);
-const optText = z.string().nullish();
+const id = shopifyId;
 
-export const shopifyAddressSchema = z
-  .object({
-    name: optText,
-    first_name: optText,
-    last_name: optText,
-    company: optText,
-    address1: optText,
-    address2: optText,
-    city: optText,
-    zip: optText,
-    province: optText,
-    province_code: optText,
-    country: optText,
-    country_code: optText,
-    phone: optText,
-  });
+export const shopifyAddressSchema = z.object(addressFields);
 export type ShopifyAddress = z.infer<typeof shopifyAddressSchema>;
 
 const propertySchema = z.object({ name: z.union([z.string(), z.number()]), value: z.unknown() });
@@ -53,9 +33,7 @@ const keyValueSchema = z.object({ key: z.string(), value: z.unknown() });
 
 export const shopifyLineItemSchema = z
   .object({
-    id,
-    admin_graphql_api_id: z.string().nullish(),
-    sku: z.string().nullish(),
+    ...lineItemFields,
     // Every order line item has a title; a record without one (a fulfillment order's line) is not an order's.
     title: z.string({ error: 'required: is this a Shopify order? (a fulfillment order or another record is not)' }),
     name: z.string().nullish(),
@@ -64,7 +42,6 @@ export const shopifyLineItemSchema = z
     vendor: z.string().nullish(),
     product_type: z.string().nullish(),
     quantity: z.number().int().min(0),
-    current_quantity: z.number().int().min(0).nullish(),
     requires_shipping: z.boolean().nullish(),
     gift_card: z.boolean().nullish(),
     price: z.union([z.string(), z.number()]).nullish(),
@@ -76,10 +53,9 @@ export type ShopifyLineItem = z.infer<typeof shopifyLineItemSchema>;
 
 export const shopifyOrderSchema = z
   .object({
+    ...orderFields,
     id: id.nullish(),
-    admin_graphql_api_id: z.string().nullish(),
     name: z.string({ error: 'required: is this a Shopify order? (orders always have a name such as "#1001")' }),
-    order_number: z.union([z.number(), z.string()]).nullish(),
     email: z.string().nullish(),
     contact_email: z.string().nullish(),
     phone: z.string().nullish(),

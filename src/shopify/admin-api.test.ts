@@ -1,7 +1,7 @@
 import '@shopify/shopify-api/adapters/node';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startAdminStandIn, type AdminStandIn } from './admin-stand-in/index.js';
+import { STAND_IN_APP_NAMESPACE, startAdminStandIn, type AdminStandIn } from './admin-stand-in/index.js';
 import {
   createShopifyApiTransport,
   ShopifyAdminApi,
@@ -321,7 +321,8 @@ describe('tags, metafield and note', () => {
     expect(JSON.parse(second.value)).toEqual({ status: 'print-ready', at: '2026-11-21T11:00:00Z' });
     const metafields = standIn.getOrder(SHOP, ORDER_GID)!.metafields;
     expect(metafields).toHaveLength(1);
-    expect(metafields[0]).toMatchObject({ namespace: 'print_bridge', key: 'status', type: 'json' });
+    // $app resolves to the app's own namespace, as Shopify does.
+    expect(metafields[0]).toMatchObject({ namespace: STAND_IN_APP_NAMESPACE, key: 'print_status', type: 'json' });
     const order = await api.getOrderForFulfillment(ORDER_GID);
     expect(order!.status!.value).toEqual({ status: 'print-ready', at: '2026-11-21T11:00:00Z' });
   });

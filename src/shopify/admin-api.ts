@@ -1,3 +1,4 @@
+import { LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, orderAsWebhookBody, orderAsWebhookBodySchema } from './order-as-webhook-body.js';
 import { z } from 'zod';
 import {
   ShopifyProtocolError,
@@ -21,7 +22,11 @@ export { ShopifyPacer, JOB_INLINE_WAIT_MS, type PacingOptions, type PacingWait, 
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 
-export const STATUS_METAFIELD = { namespace: 'print_bridge', key: 'status', type: 'json' } as const;
+/**
+ * The order's print status, in the app-owned namespace (`$app`, which Shopify resolves to `app--<app id>`; only this
+ * app writes it) with its definition declared in shopify.app.toml, so merchants see it on the order page.
+ */
+export const STATUS_METAFIELD = { namespace: '$app', key: 'print_status', type: 'json' } as const;
 
 /**
  * Page sizes of the order read. Shopify admits a query only when the shop's bucket holds its requested cost (every
@@ -174,7 +179,7 @@ export interface OrderForFulfillment {
   }[];
   /** True when the order has more fulfillments than were read (the newest come last in Shopify's list). */
   moreFulfillments: boolean;
-  /** The value of the `print_bridge.status` metafield, parsed, or null. */
+  /** The value of the `$app:print_status` metafield, parsed, or null. */
   status: { value: unknown; updatedAt: string } | null;
 }
 
@@ -444,7 +449,7 @@ export class ShopifyAdminApi {
     this.throwUserErrors('removeTags', resourceGid, data.tagsRemove.userErrors);
   }
 
-  /** Upserts the order's `print_bridge.status` metafield (JSON), e.g. `{ status: "print-ready", at: "..." }`. */
+  /** Upserts the order's `$app:print_status` metafield (JSON), e.g. `{ status: "print-ready", at: "..." }`. */
   async setStatusMetafield(orderGid: string, value: unknown): Promise<{ id: string; value: string; updatedAt: string }> {
     const operation = 'setStatusMetafield';
     const metafields = [{ ownerId: orderGid, ...STATUS_METAFIELD, value: JSON.stringify(value) }];
@@ -508,6 +513,18 @@ export class ShopifyAdminApi {
    */
   async checkAccess(): Promise<void> {
     await this.call('checkAccess', '{ orders(first: 1) { nodes { id } } }', {}, z.object({ orders: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }), true);
+  }
+
+  /**
+   * An order in its webhook body's shape (the lost-order recovery), read through GraphQL (order-as-webhook-body.ts);
+   * undefined when the shop has no such order. An order of more line items than one page is refused, never half-read.
+   */
+  async getOrderAsWebhookBody(orderGid: string): Promise<string | undefined> {
+    const operation = 'getOrderAsWebhookBody';
+    const data = await this.call(operation, ORDER_AS_WEBHOOK_BODY, { id: orderGid }, orderAsWebhookBodySchema, true);
+    if (!data.order) return undefined;
+    if (data.order.lineItems.pageInfo.hasNextPage) throw new ShopifyProtocolError(operation, this.shop, `order ${orderGid} has more than ${LINE_ITEMS_PAGE} line items`);
+    return orderAsWebhookBody(data.order);
   }
 
   async listRecentOrders(sinceIso: string, options: { maxPages?: number } = {}): Promise<RecentOrder[]> {

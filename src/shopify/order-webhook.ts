@@ -1,38 +1,22 @@
 import { z } from 'zod';
-import { parseJsonLossless } from './json.js';
+import { addressFields, lineItemFields, orderFields, readOrderJson, shopifyId } from '../orders/shopify-order.js';
 
 /**
  * The parts of an order webhook body (REST JSON) that the pipeline itself reads. The mapping engine receives the
  * whole body; this schema only guards what the bridge relies on. Ids are read from the lossless parse, so numeric ids
  * may arrive as strings when they exceed 2^53.
  */
-const id = z.union([z.number(), z.string()]).transform(String);
+const id = shopifyId.transform(String);
 
-const addressSchema = z
-  .object({
-    name: z.string().nullish(),
-    first_name: z.string().nullish(),
-    last_name: z.string().nullish(),
-    company: z.string().nullish(),
-    address1: z.string().nullish(),
-    address2: z.string().nullish(),
-    city: z.string().nullish(),
-    zip: z.string().nullish(),
-    province: z.string().nullish(),
-    province_code: z.string().nullish(),
-    country: z.string().nullish(),
-    country_code: z.string().nullish(),
-    phone: z.string().nullish(),
-  })
-  .loose();
+const addressSchema = z.object(addressFields).loose();
 
 export const orderWebhookSchema = z
   .object({
     id,
     // Older API versions and some exports send no gid: it is the numeric id's (read exactly, as text), as line items'.
+    ...orderFields,
     admin_graphql_api_id: z.string().regex(/^gid:\/\/shopify\/Order\/\d+$/, 'must be an Order gid').nullish(),
     name: z.string().nullish(),
-    order_number: z.union([z.number(), z.string()]).nullish(),
     updated_at: z.string().nullish(),
     created_at: z.string().nullish(),
     cancelled_at: z.string().nullish(),
@@ -42,12 +26,10 @@ export const orderWebhookSchema = z
       .array(
         z
           .object({
+            ...lineItemFields,
             id,
-            admin_graphql_api_id: z.string().nullish(),
-            sku: z.string().nullish(),
             title: z.string().nullish(),
             quantity: z.number(),
-            current_quantity: z.number().nullish(),
           })
           .loose(),
       )
@@ -64,11 +46,10 @@ export type ParsedOrderWebhook = { ok: true; order: OrderWebhook; raw: unknown }
 export function parseOrderWebhook(rawBody: string): ParsedOrderWebhook {
   let raw: unknown;
   try {
-    raw = parseJsonLossless(rawBody);
+    raw = readOrderJson(rawBody);
   } catch (error) {
     return { ok: false, message: `the body is not JSON: ${(error as Error).message}` };
   }
-  if (raw && typeof raw === 'object' && 'order' in raw && !('admin_graphql_api_id' in raw) && !('line_items' in raw)) raw = (raw as { order: unknown }).order;
   const parsed = orderWebhookSchema.safeParse(raw);
   if (!parsed.success) {
     return {

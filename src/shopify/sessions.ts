@@ -1,76 +1,141 @@
-import { Session, type Shopify } from '@shopify/shopify-api';
-import { RedisSessionStorage } from '@shopify/shopify-app-session-storage-redis';
-import type { Redis } from 'ioredis';
+import { RequestedTokenType, Session, type Shopify } from '@shopify/shopify-api';
+import type { Database } from '../db/database.js';
 import { SecretCipher, SecretKeyError } from '../secrets/cipher.js';
+import { SessionTable } from './session-table.js';
+
+/** An expiring token is refreshed this long before it runs out. */
+const REFRESH_MARGIN_MS = 5 * 60_000;
 
 /**
- * Shopify sessions in Redis through the official storage. The app only needs offline sessions: an access token per
+ * Shopify sessions in the database (src/shopify/session-table.ts). The app only needs offline sessions: an access token per
  * store that the worker uses for Admin API calls, obtained by OAuth or registered with `shops add` for a custom app.
  *
- * The access token is encrypted before the storage sees it (`ENCRYPTION_KEY`, src/secrets/cipher.ts): a Redis dump or
- * backup holds no usable token. A token stored in clear by an earlier version is still read, and is encrypted when
+ * The access token is encrypted before the storage sees it (`ENCRYPTION_KEY`, src/secrets/cipher.ts): a database dump
+ * or backup holds no usable token. A token stored in clear by an earlier version is still read, and is encrypted when
  * read; so is one under a rotated-out key. Storing needs the key: without it, storing refuses with the reason.
  */
 export class ShopSessions {
-  readonly storage: RedisSessionStorage;
-  private readonly sessionKeyPrefix: string;
+  readonly storage: SessionTable;
   private readonly storedListeners: ((shop: string) => Promise<void>)[] = [];
+  private readonly refreshing = new Map<string, Promise<string>>();
 
   constructor(
     private readonly shopify: Shopify,
-    redisUrl: string,
-    prefix: string,
+    database: Database,
     /** ENCRYPTION_KEY's keys; none: tokens can be read if stored in clear earlier, but none can be stored. */
     private readonly encryptionKeys: readonly string[] = [],
   ) {
-    this.sessionKeyPrefix = `${prefix}shopify-session`;
-    this.storage = new RedisSessionStorage(redisUrl, { sessionKeyPrefix: this.sessionKeyPrefix });
+    this.storage = new SessionTable(database);
   }
 
-  /**
-   * Every store with an offline session. The storage keeps no list of stores, so its keys are scanned (the storage
-   * names them `<sessionKeyPrefix>_offline_<shop>`); `redis` is any connection to the same Redis.
-   */
-  async installedShops(redis: Redis): Promise<string[]> {
-    const keyStart = `${this.sessionKeyPrefix}_offline_`;
-    const pattern = `${keyStart.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
-    const shops = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) shops.add(key.slice(keyStart.length));
-    } while (cursor !== '0');
-    return [...shops].sort();
-  }
-
-  async ready(): Promise<void> {
-    await this.storage.ready;
+  /** Every store with an offline session. */
+  async installedShops(): Promise<string[]> {
+    return this.storage.offlineShops();
   }
 
   private cipherOrUndefined(): SecretCipher | undefined {
     return this.encryptionKeys.length > 0 ? new SecretCipher(this.encryptionKeys) : undefined;
   }
 
-  /** The store's offline access token, or undefined when the app is not installed there. */
+  /**
+   * The store's offline access token, or undefined when the app is not installed there. An expiring token (token
+   * exchange) is refreshed shortly before it runs out; one refresh per store at a time in this process, and a refresh
+   * another process did first is picked up instead of failing.
+   */
   async accessToken(shop: string): Promise<string | undefined> {
     const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
-    const stored = session?.accessToken;
-    if (!session || !stored) return undefined;
-    const cipher = this.cipherOrUndefined();
-    if (!SecretCipher.isEncrypted(stored)) {
-      // Stored in clear by an earlier version: encrypted now, when a key is configured.
-      if (cipher) await this.storage.storeSession(this.sealed(session, stored, cipher));
-      return stored;
+    if (!session?.accessToken) return undefined;
+    const { accessToken, refreshToken } = await this.opened(session);
+    const expiresAt = session.expires?.getTime();
+    if (expiresAt !== undefined && refreshToken && expiresAt - Date.now() < REFRESH_MARGIN_MS) {
+      let refreshing = this.refreshing.get(shop);
+      if (!refreshing) {
+        refreshing = this.refresh(shop, refreshToken).finally(() => this.refreshing.delete(shop));
+        this.refreshing.set(shop, refreshing);
+      }
+      return refreshing;
     }
-    if (!cipher) throw new SecretKeyError(`the access token of ${shop} is encrypted and ENCRYPTION_KEY is not set: set the key it was stored with`);
-    const { plain, stale } = cipher.decrypt(stored);
-    if (stale) await this.storage.storeSession(this.sealed(session, plain, cipher));
-    return plain;
+    return accessToken;
   }
 
-  private sealed(session: Session, token: string, cipher: SecretCipher): Session {
-    return new Session({ ...session.toObject(), accessToken: cipher.encrypt(token) });
+  /**
+   * Whether the app must ask Shopify for an offline token for this store (token exchange): none stored, its scopes
+   * differ from the configured ones, or it can no longer be refreshed.
+   */
+  async needsToken(shop: string): Promise<boolean> {
+    const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+    if (!session?.accessToken) return true;
+    if (session.isScopeChanged(this.shopify.config.scopes)) return true;
+    const now = Date.now();
+    if (session.refreshTokenExpires && session.refreshTokenExpires.getTime() <= now) return true;
+    return !session.refreshToken && session.expires !== undefined && session.expires.getTime() <= now;
+  }
+
+  /** app/scopes_update: the scopes Shopify now grants; tokens are left as stored (still sealed). */
+  async updateScopes(shop: string, scopes: readonly string[]): Promise<boolean> {
+    const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+    if (!session) return false;
+    await this.storage.storeSession(new Session({ ...session.toObject(), scope: scopes.join(',') }));
+    return true;
+  }
+
+  /**
+   * Managed install: exchanges an App Bridge session token (already verified by the caller) for an expiring offline
+   * access token with a refresh token, and stores it. Orders that waited for the store go out (onStored).
+   */
+  async exchangeSessionToken(shop: string, sessionToken: string): Promise<void> {
+    const { session } = await this.shopify.auth.tokenExchange({
+      shop,
+      sessionToken,
+      requestedTokenType: RequestedTokenType.OfflineAccessToken,
+      expiring: true,
+    });
+    await this.storeSession(session);
+  }
+
+  private async refresh(shop: string, refreshToken: string): Promise<string> {
+    try {
+      const { session } = await this.shopify.auth.refreshToken({ shop, refreshToken });
+      await this.storeEncrypted(session);
+      return session.accessToken!;
+    } catch (error) {
+      // Another process may have used the refresh token first (a refresh token works once): take what it stored.
+      const now = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+      if (now?.accessToken) {
+        const opened = await this.opened(now);
+        if (opened.refreshToken && opened.refreshToken !== refreshToken) return opened.accessToken;
+      }
+      // Refused (400/401: the refresh token is spent or revoked) is for the merchant; anything else is retried.
+      const status = (error as { response?: { code?: number } }).response?.code;
+      if (status === 400 || status === 401) throw new ShopTokenRefreshError(shop, error as Error);
+      throw error;
+    }
+  }
+
+  /** The tokens of a stored session in clear; a token stored in clear or under a rotated-out key is sealed again. */
+  private async opened(session: Session): Promise<{ accessToken: string; refreshToken?: string }> {
+    const cipher = this.cipherOrUndefined();
+    const read = (value: string): { plain: string; reseal: boolean } => {
+      if (!SecretCipher.isEncrypted(value)) return { plain: value, reseal: Boolean(cipher) };
+      if (!cipher) throw new SecretKeyError(`the access token of ${session.shop} is encrypted and ENCRYPTION_KEY is not set: set the key it was stored with`);
+      const { plain, stale } = cipher.decrypt(value);
+      return { plain, reseal: stale };
+    };
+    const access = read(session.accessToken!);
+    const refresh = session.refreshToken ? read(session.refreshToken) : undefined;
+    if (cipher && (access.reseal || refresh?.reseal)) {
+      // Stored in clear by an earlier version, or under a key being rotated out: sealed with the current key now.
+      await this.storage.storeSession(this.sealed(session, access.plain, cipher, refresh?.plain));
+    }
+    return { accessToken: access.plain, ...(refresh ? { refreshToken: refresh.plain } : {}) };
+  }
+
+  private sealed(session: Session, token: string, cipher: SecretCipher, refreshToken = session.refreshToken): Session {
+    return new Session({
+      ...session.toObject(),
+      accessToken: cipher.encrypt(token),
+      ...(refreshToken ? { refreshToken: cipher.encrypt(refreshToken) } : {}),
+    });
   }
 
   private async storeEncrypted(session: Session): Promise<void> {
@@ -118,9 +183,6 @@ export class ShopSessions {
     return sessions.length;
   }
 
-  async close(): Promise<void> {
-    await this.storage.disconnect();
-  }
 }
 
 /** `acme` or `acme.myshopify.com` → `acme.myshopify.com`; undefined for anything else. */
@@ -135,5 +197,14 @@ export class ShopNotInstalledError extends Error {
   constructor(readonly shop: string) {
     super(`print-bridge has no access token for ${shop}: install the app on the store, or run \`print-bridge shops add ${shop} --token <token>\`.`);
     this.name = 'ShopNotInstalledError';
+  }
+}
+
+/** Shopify refused to refresh a store's expiring token: the merchant must open the app again (a new token exchange). */
+export class ShopTokenRefreshError extends Error {
+  readonly retryable = false;
+  constructor(readonly shop: string, cause: Error) {
+    super(`Shopify refused to refresh print-bridge's access token for ${shop} (${cause.message}): open print-bridge in the store's Shopify admin to reconnect it.`);
+    this.name = 'ShopTokenRefreshError';
   }
 }

@@ -43,6 +43,12 @@ export function checkWebhookAgreement(topic: string, shop: string, body: unknown
     }
     return { ok: true };
   }
+  if (topic === 'app/scopes_update') {
+    const current = record.current;
+    return Array.isArray(current) && current.every((scope) => typeof scope === 'string')
+      ? { ok: true }
+      : refuse('an app/scopes_update webhook needs the current scopes (current: [...])');
+  }
   if (topic === 'app/uninstalled') {
     const named = typeof record.myshopify_domain === 'string' ? record.myshopify_domain : record.domain;
     return named === shop ? { ok: true } : refuse(`the app/uninstalled body names ${describe(named)}, not the header's shop`);

@@ -9,6 +9,8 @@ export const HANDLED_TOPICS = [
   'orders/updated',
   'orders/cancelled',
   'app/uninstalled',
+  // The merchant granted or revoked optional scopes: the stored session records them (a new exchange follows if needed).
+  'app/scopes_update',
   'customers/data_request',
   'customers/redact',
   'shop/redact',
@@ -71,8 +73,12 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
   const agreement = checkWebhookAgreement(topic, verification.shop, body);
   if (!agreement.ok) return { status: 401, outcome: 'unauthorized', message: `the body does not agree with the headers: ${agreement.reason}` };
 
+  // Shopify's recommendation: an event delivered again (a retry, or a second delivery with a new webhook id) keeps its
+  // X-Shopify-Event-Id. Scoped by topic, so two topics one change fires are never taken for each other.
+  const eventId = headerValue(headers, 'x-shopify-event-id');
+  const seenKeys = [verification.webhookId, ...(eventId && /^[\w-]{1,100}$/.test(eventId) ? [`event:${topic}:${eventId}`] : [])];
   try {
-    if (await deps.isSeen(verification.webhookId)) {
+    if ((await Promise.all(seenKeys.map((key) => deps.isSeen(key)))).some(Boolean)) {
       return { status: 200, outcome: 'duplicate', topic, webhookId: verification.webhookId };
     }
     await deps.enqueue({
@@ -86,7 +92,7 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
     // Marked only after the job is stored: marking first and then failing to enqueue would drop the retry. The answer
     // does not wait for the mark: the job is what makes the webhook durable, and a mark that fails costs at most a
     // repeated (idempotent) job for a later duplicate delivery.
-    void Promise.resolve(deps.markSeen(verification.webhookId)).catch(() => undefined);
+    for (const key of seenKeys) void Promise.resolve(deps.markSeen(key)).catch(() => undefined);
   } catch (error) {
     return { status: 503, outcome: 'unavailable', message: `could not queue the webhook: ${(error as Error).message}` };
   }

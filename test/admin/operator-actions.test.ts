@@ -6,13 +6,13 @@ import type { OrderStatus } from '../../src/bridge/status.js';
 import { silentLogger } from '../../src/logger.js';
 import type { OrderRecord, PrintOrder } from '../../src/print-service/schema.js';
 import { FakeScheduler } from '../helpers/bridge-fakes.js';
-import { testRedis } from '../helpers/redis.js';
+import { testBackends } from '../helpers/backends.js';
 
 /** The operator actions' semantics against a real order store and fake printer, mapping and queues. */
 describe('operator actions', () => {
-  const { redis, prefix, cleanup } = testRedis('admin-actions');
+  const { redis, prefix, database, cleanup } = testBackends('admin-actions');
   afterAll(cleanup);
-  const store = new OrderStore(redis, prefix);
+  const store = new OrderStore({ database, redis, prefix });
   const SHOP = 'acme.myshopify.com';
   let n = 0;
   let printer: Map<string, OrderRecord>;

@@ -1,13 +1,26 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
+import type { Database } from '../../src/db/database.js';
+import { testDatabase } from '../helpers/database.js';
 import { testRedis } from '../helpers/redis.js';
 
-const { redis, prefix, cleanup } = testRedis('order-store');
-afterAll(cleanup);
-const store = new OrderStore(redis, prefix);
 const SHOP = 'acme.myshopify.com';
 
-describe('OrderStore', () => {
+/** The store's contract, on both engines the app runs on: PostgreSQL (DATABASE_URL) and the embedded PGlite. */
+describe.each(['postgres', 'pglite'] as const)('OrderStore on %s', (engine) => {
+  const { redis, prefix, cleanup: cleanupRedis } = testRedis(`order-store-${engine}`);
+  let database: Database;
+  let cleanupDb: () => Promise<void>;
+  let store: OrderStore;
+  beforeAll(async () => {
+    ({ database, cleanup: cleanupDb } = await testDatabase(`order_store_${engine}`, { engine }));
+    store = new OrderStore({ database, redis, prefix });
+  });
+  afterAll(async () => {
+    await cleanupDb?.();
+    await cleanupRedis();
+  });
+
   it('creates, updates and indexes a link with its history', async () => {
     const orderId = 'gid://shopify/Order/9007199254740993';
     const first = await store.update(SHOP, orderId, (current) => {
@@ -102,5 +115,112 @@ describe('OrderStore', () => {
     await store.releaseLease('lease.myshopify.com', order, token);
     expect(await store.tryLease('lease.myshopify.com', order, 5_000)).toBeUndefined();
     await store.releaseLease('lease.myshopify.com', order, other!);
+  });
+
+  it('claims a sourceOrderId for the first order only, and frees it once that order is gone', async () => {
+    expect(await store.claimSourceOrderId(SHOP, 'gid://shopify/Order/20', 'shared-1')).toEqual({ ok: true });
+    expect(await store.claimSourceOrderId(SHOP, 'gid://shopify/Order/20', 'shared-1')).toEqual({ ok: true });
+    await store.update(SHOP, 'gid://shopify/Order/20', () => ({ link: { ...store.blank(SHOP, 'gid://shopify/Order/20'), sourceOrderId: 'shared-1' } }));
+    expect(await store.claimSourceOrderId('b.myshopify.com', 'gid://shopify/Order/20', 'shared-1')).toEqual({ ok: false, owner: { shop: SHOP, orderId: 'gid://shopify/Order/20' } });
+    // A write of another order naming the same id never takes it over.
+    await store.update('b.myshopify.com', 'gid://shopify/Order/21', () => ({ link: { ...store.blank('b.myshopify.com', 'gid://shopify/Order/21'), sourceOrderId: 'shared-1' } }));
+    expect((await store.findBySourceOrderId('shared-1'))?.shop).toBe(SHOP);
+    await store.deleteOrder(SHOP, 'gid://shopify/Order/20');
+    expect(await store.claimSourceOrderId('b.myshopify.com', 'gid://shopify/Order/21', 'shared-1')).toEqual({ ok: true });
+  });
+
+  it('finds an order by its print _id once a write has recorded it', async () => {
+    const orderId = 'gid://shopify/Order/30';
+    await store.update(SHOP, orderId, () => ({ link: { ...store.blank(SHOP, orderId), printOrderId: 'f'.repeat(24) } }));
+    expect((await store.findByPrintOrderId('f'.repeat(24)))?.orderId).toBe(orderId);
+    expect(await store.findByPrintOrderId('0'.repeat(24))).toBeUndefined();
+  });
+
+  it('searches by store, status, time and name, sourceOrderId or print _id, a page at a time with a cursor', async () => {
+    const shop = 'search.myshopify.com';
+    let clock = new Date('2026-01-01T00:00:00Z');
+    const timed = new OrderStore({ database, redis, prefix, clock: () => clock });
+    for (let i = 1; i <= 7; i++) {
+      clock = new Date(Date.UTC(2026, 0, 1, 0, i));
+      const id = `gid://shopify/Order/40${i}`;
+      await timed.update(shop, id, () => ({
+        link: { ...timed.blank(shop, id), orderName: `#S${i}`, status: i % 2 ? 'submitted' : 'held', sourceOrderId: `search-${i}`, printOrderId: `p${i}`.padEnd(24, '0') },
+      }));
+    }
+    const names = (links: { orderName?: string }[]) => links.map((l) => l.orderName);
+    const first = await store.search({ shop, limit: 3 });
+    expect(names(first.links)).toEqual(['#S7', '#S6', '#S5']);
+    const second = await store.search({ shop, limit: 3, cursor: first.next });
+    expect(names(second.links)).toEqual(['#S4', '#S3', '#S2']);
+    const third = await store.search({ shop, limit: 3, cursor: second.next });
+    expect(names(third.links)).toEqual(['#S1']);
+    expect(third.next).toBeUndefined();
+    expect(names((await store.search({ shop, status: 'held' })).links)).toEqual(['#S6', '#S4', '#S2']);
+    expect(names((await store.search({ shop, from: '2026-01-01T00:03:00Z', to: '2026-01-01T00:05:00Z' })).links)).toEqual(['#S4', '#S3']);
+    expect(names((await store.search({ q: 'S3' })).links)).toEqual(['#S3']);
+    expect(names((await store.search({ q: '#S3' })).links)).toEqual(['#S3']);
+    expect(names((await store.search({ q: 'search-5' })).links)).toEqual(['#S5']);
+    expect(names((await store.search({ q: 'p6'.padEnd(24, '0') })).links)).toEqual(['#S6']);
+    expect((await store.search({ shop: 'other.myshopify.com', q: 'S3' })).links).toEqual([]);
+    // A cursor that does not read back is the first page, never an error.
+    expect(names((await store.search({ shop, limit: 1, cursor: 'not-a-cursor' })).links)).toEqual(['#S7']);
+  });
+
+  it('cuts the body of orders the printer finished with after the retention days, and never takes an older body after', async () => {
+    let clock = new Date('2026-03-01T00:00:00Z');
+    const timed = new OrderStore({ database, redis, prefix, clock: () => clock });
+    const shop = 'retention.myshopify.com';
+    const [done, busy] = ['gid://shopify/Order/501', 'gid://shopify/Order/502'];
+    await timed.update(shop, done, () => ({ link: { ...timed.blank(shop, done), status: 'shipped', statusAt: clock.toISOString() }, history: [{ event: 'shipped', source: 'print-service' }] }));
+    await timed.update(shop, busy, () => ({ link: { ...timed.blank(shop, busy), status: 'print-ready', statusAt: clock.toISOString() } }));
+    await timed.saveOrderBody(shop, done, '2026-02-28T00:00:00Z', '{"email":"zoe@example.com"}');
+    await timed.saveOrderBody(shop, busy, '2026-02-28T00:00:00Z', '{"email":"max@example.com"}');
+    clock = new Date('2026-03-20T00:00:00Z');
+    expect(await timed.reduceFinishedBodies(30, ['shipped', 'cancelled'])).toBe(0);
+    clock = new Date('2026-04-02T00:00:00Z');
+    expect(await timed.reduceFinishedBodies(30, ['shipped', 'cancelled'])).toBe(1);
+    expect(await timed.getOrderBody(shop, done)).toBeUndefined();
+    expect(await timed.getOrderBody(shop, busy)).toBeDefined();
+    expect((await timed.get(shop, done))?.status).toBe('shipped');
+    expect((await timed.history(shop, done)).map((h) => h.event)).toEqual(['shipped']);
+    expect(await timed.saveOrderBody(shop, done, '2026-02-27T00:00:00Z', '{"old":true}')).toBe(false);
+    expect(await timed.reduceFinishedBodies(30, ['shipped', 'cancelled'])).toBe(0);
+  });
+
+  it('keeps data-request reports until they expire, and redacts them', async () => {
+    let clock = new Date('2026-05-01T00:00:00Z');
+    const timed = new OrderStore({ database, redis, prefix, clock: () => clock });
+    await timed.saveDataRequest('dr.myshopify.com', 'req-1', [{ orderId: 'gid://shopify/Order/1' }, { orderId: 'gid://shopify/Order/2' }]);
+    expect(await timed.getDataRequest('dr.myshopify.com', 'req-1')).toHaveLength(2);
+    expect(await timed.dataRequests().list('dr.myshopify.com')).toEqual([expect.objectContaining({ requestId: 'req-1' })]);
+    expect(await timed.redactDataRequests('dr.myshopify.com', ['gid://shopify/Order/1'])).toBe(1);
+    expect(await timed.getDataRequest('dr.myshopify.com', 'req-1')).toEqual([{ orderId: 'gid://shopify/Order/2' }]);
+    clock = new Date('2026-06-15T00:00:00Z');
+    expect(await timed.getDataRequest('dr.myshopify.com', 'req-1')).toBeUndefined();
+    expect(await timed.dataRequests().deleteExpired()).toBe(1);
+  });
+
+  it('keeps unreadable postbacks newest first, and removes them by id or by what they mention', async () => {
+    const a = await store.keepUnreadablePostback({ receivedAt: '2026-01-01T00:00:00.000Z', headers: { 'content-type': 'text/plain' }, body: 'order acme-77 garbled', error: 'not JSON' });
+    const b = await store.keepUnreadablePostback({ receivedAt: '2026-01-01T00:01:00.000Z', headers: {}, body: 'x'.repeat(70_000), error: 'not JSON' });
+    const listed = await store.listUnreadablePostbacks();
+    expect(listed.entries.map((e) => e.id)).toEqual([b.id, a.id]);
+    expect(listed.entries[0]!.body.length).toBe(64 * 1024);
+    expect(listed.entries[1]).toEqual(a);
+    expect(await store.unreadablePostbacks().removeMentioning(['acme-77'])).toBe(1);
+    expect(await store.removeUnreadablePostback(b.id)).toBe(true);
+    expect(await store.countUnreadablePostbacks()).toBe(0);
+  });
+
+  it('remembers from when a store was active until it is forgotten', async () => {
+    const shop = 'since.myshopify.com';
+    expect(await store.shopActiveSince(shop)).toBeUndefined();
+    await store.markShopActive(shop);
+    const since = await store.shopActiveSince(shop);
+    expect(Date.parse(since!)).toBeGreaterThan(Date.now() - 60_000);
+    await store.markShopActive(shop);
+    expect(await store.shopActiveSince(shop)).toBe(since);
+    await store.forgetShopActive(shop);
+    expect(await store.shopActiveSince(shop)).toBeUndefined();
   });
 });

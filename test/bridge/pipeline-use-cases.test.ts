@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { amendShipping } from '../../src/bridge/amend-shipping.js';
 import { cancelPrintOrder } from '../../src/bridge/cancel-print-order.js';
 import { MappingProblemsError, OrderBusyError, PrintRefusedError } from '../../src/bridge/errors.js';
@@ -8,9 +8,20 @@ import { PrintServiceBadRequestError, PrintServiceNetworkError, PrintServiceUnav
 import type { WebhookJob } from '../../src/queue/queues.js';
 import { fakeDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
 import { testRedis } from '../helpers/redis.js';
+import { lazyTestDatabase } from '../helpers/database.js';
 
 const { redis, prefix, cleanup } = testRedis('use-cases');
 afterAll(cleanup);
+// Each test has a schema of its own (as it has a key prefix of its own): store-wide reads see only its orders.
+const openDatabases: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(openDatabases.splice(0).map((close) => close()));
+});
+function freshDatabase() {
+  const db = lazyTestDatabase('use_cases');
+  openDatabases.push(db.cleanup);
+  return db.database;
+}
 const SHOP = 'acme.myshopify.com';
 let webhookCounter = 0;
 
@@ -20,7 +31,7 @@ function job(topic: string, body: unknown): WebhookJob {
 }
 
 function setup() {
-  return fakeDeps(redis, `${prefix}${Math.random().toString(36).slice(2, 8)}:`);
+  return fakeDeps(redis, `${prefix}${Math.random().toString(36).slice(2, 8)}:`, freshDatabase());
 }
 
 describe('handleWebhook', () => {
@@ -40,6 +51,20 @@ describe('handleWebhook', () => {
     expect(link).toMatchObject({ status: 'pending', orderName: body.name });
     const history = await deps.store.history(SHOP, body.admin_graphql_api_id);
     expect(history.map((h) => h.event)).toEqual(['orders/paid received', 'submission scheduled', 'orders/paid received', 'orders/create received']);
+  });
+
+  it("takes the echo of the app's own tag and note writes as nothing new, and a merchant's change as news", async () => {
+    const deps = setup();
+    const body = shopifyOrderBody({ tags: 'vip', note: 'Gift wrap' });
+    await handleWebhook(deps, job('orders/paid', body));
+    const before = await deps.store.get(SHOP, body.admin_graphql_api_id);
+    const echo = { ...body, updated_at: '2026-11-21T10:05:00-05:00', tags: 'vip, print-bridge:submitted', note: 'Gift wrap\nprint-bridge: shipment 1 shipped' };
+    expect(await handleWebhook(deps, job('orders/updated', echo))).toEqual({ kind: 'own-write', orderId: body.admin_graphql_api_id });
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.version).toBe(before!.version);
+    expect((await deps.store.getOrderBody(SHOP, body.admin_graphql_api_id))!.body).toBe(JSON.stringify(body));
+    const merchant = { ...echo, updated_at: '2026-11-21T10:06:00-05:00', tags: 'vip, wholesale, print-bridge:submitted' };
+    expect((await handleWebhook(deps, job('orders/updated', merchant))).kind).not.toBe('own-write');
+    expect((await deps.store.history(SHOP, body.admin_graphql_api_id))[0]!.event).toBe('orders/updated received');
   });
 
   it('keeps the newest body when webhooks arrive out of order', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { handleWebhook } from '../../src/bridge/handle-webhook.js';
 import { retryOrder } from '../../src/bridge/operator-actions.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
@@ -7,10 +7,21 @@ import { changedShops } from '../../src/app/waiting.js';
 import type { WebhookJob } from '../../src/queue/queues.js';
 import { fakeDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
 import { testRedis } from '../helpers/redis.js';
+import { lazyTestDatabase } from '../helpers/database.js';
 
 /** The waits before submission and what ends them, on the use cases with a real order store and fake ports. */
 const { redis, prefix, cleanup } = testRedis('waiting');
 afterAll(cleanup);
+// Each test has a schema of its own (as it has a key prefix of its own): store-wide reads see only its orders.
+const openDatabases: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(openDatabases.splice(0).map((close) => close()));
+});
+function freshDatabase() {
+  const db = lazyTestDatabase('waiting');
+  openDatabases.push(db.cleanup);
+  return db.database;
+}
 const SHOP = 'acme.myshopify.com';
 let webhooks = 0;
 
@@ -20,7 +31,7 @@ function job(topic: string, body: unknown): WebhookJob {
 }
 
 function setup() {
-  const deps = fakeDeps(redis, `${prefix}${Math.random().toString(36).slice(2, 8)}:`);
+  const deps = fakeDeps(redis, `${prefix}${Math.random().toString(36).slice(2, 8)}:`, freshDatabase());
   return { ...deps, failedJobs: { forOrder: async () => [] } };
 }
 

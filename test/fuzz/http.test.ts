@@ -12,7 +12,7 @@ import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
-import { testRedis } from '../helpers/redis.js';
+import { testBackends } from '../helpers/backends.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 
 /**
@@ -54,12 +54,12 @@ const hostileJson = fc.oneof(
 );
 
 describe('fuzz: POST /webhooks', () => {
-  const { redis, prefix, cleanup } = testRedis('fuzz-webhooks');
+  const { redis, prefix, database, cleanup } = testBackends('fuzz-webhooks');
   let server: Server;
   let url: string;
   let queues: Queues;
   beforeAll(async () => {
-    const store = new OrderStore(redis, prefix);
+    const store = new OrderStore({ database, redis, prefix });
     queues = createQueues(redis, prefix);
     const shopify = createShopifyApi({ apiKey: 'k', apiSecret: SECRET, appUrl: 'https://app.example.com', scopes: [], apiVersion: '2026-01' });
     const app = createWebApp({
@@ -108,11 +108,11 @@ describe('fuzz: POST /webhooks', () => {
 });
 
 describe('fuzz: POST /postbacks/:token', () => {
-  const { redis, prefix, cleanup } = testRedis('fuzz-postbacks');
+  const { redis, prefix, database, cleanup } = testBackends('fuzz-postbacks');
   let server: Server;
   let url: string;
   let queues: Queues;
-  const store = new OrderStore(redis, prefix);
+  const store = new OrderStore({ database, redis, prefix });
   beforeAll(async () => {
     queues = createQueues(redis, prefix);
     const app = createWebApp({

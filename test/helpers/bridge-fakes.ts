@@ -1,6 +1,7 @@
 import { PrintServiceClient } from '../../src/print-service/client.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../../src/print-service/errors.js';
 import type { Acknowledgement, OrderRecord, PrintOrder } from '../../src/print-service/schema.js';
+import type { Database } from '../../src/db/database.js';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import type { BridgeDeps, MapOutcome, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
 import { silentLogger } from '../../src/logger.js';
@@ -200,9 +201,9 @@ export class FakeConnections {
   }
 }
 
-export function fakeDeps(redis: Redis, prefix: string) {
+export function fakeDeps(redis: Redis, prefix: string, database: Database) {
   const deps = {
-    store: new OrderStore(redis, prefix),
+    store: new OrderStore({ database, redis, prefix }),
     mapping: new FakeMapping(),
     printService: new FakePrintService(),
     shopify: new FakeShopify(),

@@ -10,6 +10,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
 import { deleteByPrefix, TEST_REDIS_URL } from './redis.js';
+import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './database.js';
 import { signedWebhookHeaders } from './shopify-webhooks.js';
 
 export const SHOP = 'acme-print-test.myshopify.com';
@@ -51,6 +52,8 @@ export interface Harness {
   runtime: Runtime;
   config: Config;
   prefix: string;
+  /** The PostgreSQL schema of this harness's app. */
+  schema: string;
   mappingsDir: string;
   sendWebhook(topic: string, body: unknown, webhookId?: string): Promise<Response>;
   close(): Promise<void>;
@@ -68,6 +71,7 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const prefix = `pbtest:harness:${randomBytes(4).toString('hex')}:`;
+  const schema = testSchemaName('harness');
   const mappingsDir = mkdtempSync(join(tmpdir(), 'pb-mappings-'));
   writeFileSync(join(mappingsDir, 'default.yaml'), options.mapping ?? testMapping());
   const emulator = await startEmulator({ port: 0, manual: true, ...options.emulator });
@@ -79,6 +83,8 @@ export async function startHarness(
       APP_URL: 'http://127.0.0.1',
       REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: prefix,
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: schema,
       SHOPIFY_API_KEY: 'test-key',
       SHOPIFY_API_SECRET: SHOPIFY_SECRET,
       ENCRYPTION_KEY: HARNESS_ENCRYPTION_KEY,
@@ -97,6 +103,8 @@ export async function startHarness(
       ...options.env,
     },
   });
+  // Managed install: the stand-in exchanges session tokens signed with the app's secret (oauth.ts).
+  standIn.configureApp({ apiKey: config.SHOPIFY_API_KEY!, apiSecret: config.SHOPIFY_API_SECRET!, scopes: config.SHOPIFY_SCOPES.join(',') });
   const runtime = await startRuntime({
     config,
     roles: options.roles ?? { web: true, worker: true },
@@ -112,6 +120,7 @@ export async function startHarness(
     runtime,
     config,
     prefix,
+    schema,
     mappingsDir,
     sendWebhook(topic, body, webhookId = randomUUID()) {
       const raw = typeof body === 'string' ? body : JSON.stringify(body);
@@ -128,6 +137,7 @@ export async function startHarness(
       const redis = new Redis(TEST_REDIS_URL);
       await deleteByPrefix(redis, prefix);
       redis.disconnect();
+      await dropSchema(schema);
     },
   };
 }

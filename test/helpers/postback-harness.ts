@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import type { Redis } from 'ioredis';
 import type { OrderLink, ShipmentLineItem } from '../../src/bridge/order-store.js';
+import type { Database } from '../../src/db/database.js';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from '../../src/bridge/ports.js';
 import { parseAccounts } from '../../src/emulator/accounts.js';
@@ -46,6 +47,7 @@ export const trackingLookup: TrackingLookup = (_shop, code, number) => {
 export interface HarnessOptions {
   redis: Redis;
   prefix: string;
+  database: Database;
   bucket?: { maximumAvailable?: number; restoreRate?: number };
   concurrency?: number;
   logger?: Logger;
@@ -97,7 +99,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: ACCESS_TOKEN });
   const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer });
 
-  const store = new OrderStore(options.redis, options.prefix);
+  const store = new OrderStore({ database: options.database, redis: options.redis, prefix: options.prefix });
   const queues = createQueues(options.redis, options.prefix);
   const web = createWebApp({
     logger,

@@ -9,11 +9,13 @@ import { ShopSessions } from '../../src/shopify/sessions.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { testMapping } from '../helpers/harness.js';
 import { freePort } from '../helpers/private-redis.js';
-import { deleteByPrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
+import { deleteByPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
+import { testBackends } from '../helpers/backends.js';
+import { TEST_DATABASE_URL } from '../helpers/database.js';
 import { startAdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
 import { BIN, runBin } from '../helpers/run-cli.js';
 
-const { redis, prefix, cleanup } = testRedis('app-commands');
+const { redis, prefix, database, schema, cleanup } = testBackends('app-commands');
 afterAll(async () => {
   await deleteByPrefix(redis, prefix);
   await cleanup();
@@ -28,6 +30,8 @@ function appEnv(port: number): Record<string, string> {
     APP_URL: `https://print-bridge.example.com`,
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: prefix,
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: schema,
     SHOPIFY_API_KEY: 'cmd-key',
     SHOPIFY_API_SECRET: 'cmd-secret',
     ENCRYPTION_KEY: CMD_KEY,
@@ -51,12 +55,10 @@ describe('print-bridge shops add', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Registered cmd-store.myshopify.com');
     const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
-    const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix, [CMD_KEY]);
-    await sessions.ready();
+    const sessions = new ShopSessions(shopify, database, [CMD_KEY]);
     expect(await sessions.accessToken('cmd-store.myshopify.com')).toBe('shpat_custom_123');
     expect(await sessions.deleteShopSessions('cmd-store.myshopify.com')).toBe(1);
     expect(await sessions.accessToken('cmd-store.myshopify.com')).toBeUndefined();
-    await sessions.close();
   });
 
   it('refuses something that is not a store domain', async () => {
@@ -80,11 +82,9 @@ describe('print-bridge shops add', () => {
       expect(wrong.stderr).toContain('Shopify refused the token for checked-store.myshopify.com; nothing was stored');
       expect(wrong.stderr).toMatch(/Invalid API key or access token|401/);
       const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
-      const sessions = new ShopSessions(shopify, TEST_REDIS_URL, prefix, [CMD_KEY]);
-      await sessions.ready();
-      expect(await sessions.accessToken('checked-store.myshopify.com')).toBe('shpat_right');
-      await sessions.close();
-    } finally {
+      const sessions = new ShopSessions(shopify, database, [CMD_KEY]);
+        expect(await sessions.accessToken('checked-store.myshopify.com')).toBe('shpat_right');
+      } finally {
       await standIn.close();
     }
   });
@@ -132,6 +132,7 @@ describe('print-bridge start', () => {
       expect(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks).toEqual([
         expect.objectContaining({ name: 'redis', ok: true }),
         expect.objectContaining({ name: 'redis-durability', ok: true }),
+        expect.objectContaining({ name: 'database', ok: true }),
         expect.objectContaining({ name: 'mappings', ok: true }),
       ]);
 

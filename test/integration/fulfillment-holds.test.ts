@@ -77,7 +77,9 @@ describe('fulfillment orders Shopify holds', () => {
     expect(done.shipments[0]!.waitingForRelease).toBeUndefined();
     expect(done.shipments[0]!.fulfilledTrackingNumber).toBe(shipment.trackingNumber);
     const history = (await h.runtime.store.history(SHOP, body.admin_graphql_api_id)).map((e) => e.event);
-    expect(history).toEqual(expect.arrayContaining(['Shopify placed a fulfillment order on hold', 'Shopify released a fulfillment hold', 'shipment 0 fulfilled in Shopify']));
+    // The hold was placed before orders/paid was sent: its webhook may reach the app before the order does (then it
+    // is not noted); the wait itself is found when the shipment is fulfilled, and noted then.
+    expect(history).toEqual(expect.arrayContaining(['shipment 0: not fulfilled yet, Shopify holds its fulfillment order', 'Shopify released a fulfillment hold', 'shipment 0 fulfilled in Shopify']));
     const after = await admin.page(orderPath(done));
     expect(after).not.toContain('on hold in Shopify');
     expect(after).toContain(done.shipments[0]!.fulfillmentId!);

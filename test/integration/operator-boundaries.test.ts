@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { Session } from '@shopify/shopify-api';
 import { Redis } from 'ioredis';
 import { ShopSessions } from '../../src/shopify/sessions.js';
@@ -193,9 +194,11 @@ describe('access tokens at rest (issue 12 item 11)', () => {
   });
 
   async function storedValues(): Promise<string> {
+    // Everything the app keeps about sessions, in Redis (nothing now) and in the database.
     const keys = await raw.keys(`${h.prefix}shopify-session*`);
     const values = await Promise.all(keys.map(async (k) => ((await raw.type(k)) === 'string' ? raw.get(k) : JSON.stringify(await raw.hgetall(k)))));
-    return values.join('\n');
+    const rows = await h.runtime.database.rows(sql`SELECT * FROM shopify_sessions`);
+    return [...values, JSON.stringify(rows)].join('\n');
   }
 
   it('keeps no access token in clear in Redis, and reads it back with the key', async () => {
@@ -208,25 +211,16 @@ describe('access tokens at rest (issue 12 item 11)', () => {
 
   it('cannot be read with another key, and refuses to store a token without a key', async () => {
     const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 's', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
-    const wrongKey = new ShopSessions(shopify, h.config.REDIS_URL, h.prefix, [Buffer.alloc(32, 9).toString('base64')]);
-    const noKey = new ShopSessions(shopify, h.config.REDIS_URL, h.prefix);
-    try {
-      await expect(wrongKey.accessToken('at-rest.myshopify.com')).rejects.toThrow(/not in ENCRYPTION_KEY/);
-      await expect(noKey.addCustomAppToken('clear.myshopify.com', 'shpat_clear', ['read_orders'])).rejects.toThrow(/ENCRYPTION_KEY is not set/);
-    } finally {
-      await wrongKey.close();
-      await noKey.close();
-    }
+    const wrongKey = new ShopSessions(shopify, h.runtime.database, [Buffer.alloc(32, 9).toString('base64')]);
+    const noKey = new ShopSessions(shopify, h.runtime.database);
+    await expect(wrongKey.accessToken('at-rest.myshopify.com')).rejects.toThrow(/not in ENCRYPTION_KEY/);
+    await expect(noKey.addCustomAppToken('clear.myshopify.com', 'shpat_clear', ['read_orders'])).rejects.toThrow(/ENCRYPTION_KEY is not set/);
   });
 
   it('encrypts a token an earlier version stored in clear when it is next read', async () => {
     const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 's', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
-    const legacy = new ShopSessions(shopify, h.config.REDIS_URL, h.prefix);
-    try {
-      await legacy.storage.storeSession(new Session({ id: shopify.session.getOfflineId('legacy.myshopify.com'), shop: 'legacy.myshopify.com', state: '', isOnline: false, accessToken: 'shpat_legacy_clear' }));
-    } finally {
-      await legacy.close();
-    }
+    const legacy = new ShopSessions(shopify, h.runtime.database);
+    await legacy.storage.storeSession(new Session({ id: shopify.session.getOfflineId('legacy.myshopify.com'), shop: 'legacy.myshopify.com', state: '', isOnline: false, accessToken: 'shpat_legacy_clear' }));
     expect(await storedValues()).toContain('shpat_legacy_clear');
     expect(await h.runtime.sessions.accessToken('legacy.myshopify.com')).toBe('shpat_legacy_clear');
     expect(await storedValues()).not.toContain('shpat_legacy_clear');

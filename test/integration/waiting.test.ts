@@ -105,6 +105,8 @@ describe('orders of a store that is not connected', () => {
     const result = await runBin(['shops', 'add', CLI_SHOP, '--token', CLI_TOKEN], {
       REDIS_URL: h.config.REDIS_URL,
       REDIS_PREFIX: h.prefix,
+      DATABASE_URL: h.config.DATABASE_URL!,
+      DATABASE_SCHEMA: h.schema,
       APP_URL: 'http://127.0.0.1',
       SHOPIFY_API_KEY: 'test-key',
       SHOPIFY_API_SECRET: SHOPIFY_SECRET,

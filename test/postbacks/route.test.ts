@@ -11,7 +11,9 @@ import { createRedis } from '../../src/redis.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
 import { startPrivateRedis } from '../helpers/private-redis.js';
-import { deleteByPrefix, testRedis } from '../helpers/redis.js';
+import { deleteByPrefix } from '../helpers/redis.js';
+import { testBackends } from '../helpers/backends.js';
+import { lazyTestDatabase } from '../helpers/database.js';
 
 const SHIPPED = '{"event":"Shipment Shipped","sourceOrderId":"acme-1","shipmentIndex":0,"trackingNumber":"T1","timestamp":"2026-11-21T10:00:00.000Z"}';
 
@@ -44,8 +46,8 @@ function post(url: string, token: string, body: string, headers: Record<string, 
 }
 
 describe('POST /postbacks/:token', () => {
-  const { redis, prefix, cleanup } = testRedis('postback-route');
-  const store = new OrderStore(redis, prefix);
+  const { redis, prefix, database, cleanup } = testBackends('postback-route');
+  const store = new OrderStore({ database, redis, prefix });
   let queues: Queues;
   let plain: { url: string; server: Server };
   let guarded: { url: string; server: Server };
@@ -133,7 +135,8 @@ describe('POST /postbacks/:token when Redis is down', () => {
     const redisServer = await startPrivateRedis();
     const redis = createRedis(redisServer.url, 'request');
     const prefix = 'pbtest:postbacks-down:';
-    const store = new OrderStore(redis, prefix);
+    const downDb = lazyTestDatabase('postbacks-down');
+    const store = new OrderStore({ database: downDb.database, redis, prefix });
     const queues = createQueues(redis, prefix);
     const { url, server } = await listen(app(store, queues, { tokens: ['tok'] }));
     try {
@@ -142,7 +145,9 @@ describe('POST /postbacks/:token when Redis is down', () => {
       const started = Date.now();
       const second = SHIPPED.replace('T1', 'T9');
       expect((await post(url, 'tok', second)).status).toBe(503);
-      expect((await post(url, 'tok', 'garbage')).status).toBe(503);
+      // A body that cannot be read is kept in the database, not Redis: it is refused (400) and kept all the same.
+      expect((await post(url, 'tok', 'garbage')).status).toBe(400);
+      expect((await store.listUnreadablePostbacks()).entries.map((e) => e.body)).toContain('garbage');
       expect(Date.now() - started).toBeLessThan(10_000);
       const restarted = await startPrivateRedis({ port: redisServer.port, dir: redisServer.dir });
       let status = 0;
@@ -158,6 +163,7 @@ describe('POST /postbacks/:token when Redis is down', () => {
       server.close();
       await queues.close().catch(() => undefined);
       redis.disconnect();
+      await downDb.cleanup();
     }
   });
 });

@@ -28,6 +28,7 @@ function subscriptionUrl(applicationUrl: string, uri: string): URL {
 /** A body for each topic, as Shopify sends it (the part the app checks). */
 function sampleBody(topic: string): unknown {
   if (topic.startsWith('orders/')) return { id: 820982911946154508n.toString(), admin_graphql_api_id: 'gid://shopify/Order/820982911946154508', name: '#9999', line_items: [] };
+  if (topic === 'app/scopes_update') return { id: 1, previous: ['read_orders'], current: ['read_orders', 'write_orders'], updated_at: '2026-11-24T00:00:00Z' };
   if (topic === 'app/uninstalled') return { id: 1, name: 'Shop', domain: SHOP, myshopify_domain: SHOP };
   if (topic.startsWith('fulfillment_orders/')) return { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open' } };
   if (topic === 'customers/data_request') return { shop_id: 1, shop_domain: SHOP, orders_requested: [], customer: { id: 1 }, data_request: { id: 1 } };
@@ -67,5 +68,43 @@ describe('shopify.app.toml', () => {
     const res = await fetch(`${h.runtime.url}/?shop=${SHOP}&host=abc`, { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`/admin?shop=${SHOP}&host=abc`);
+  });
+
+  it('subscribes on the Admin API version the app uses, the newest the library knows', async () => {
+    const { DEFAULT_SHOPIFY_API_VERSION } = await import('../../src/config.js');
+    const { ApiVersion } = await import('@shopify/shopify-api');
+    expect(toml.webhooks.api_version).toBe(DEFAULT_SHOPIFY_API_VERSION);
+    expect(DEFAULT_SHOPIFY_API_VERSION).toBe(Object.values(ApiVersion).filter((v) => /^\d{4}-\d{2}$/.test(v)).sort().at(-1));
+  });
+});
+
+describe('shopify.web.toml', () => {
+  it('lets `shopify app dev` start the app, and its variable names configure it', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('smol-toml');
+    const web = parse(readFileSync(new URL('../../shopify.web.toml', import.meta.url), 'utf8')) as { roles: string[]; commands: { dev: string } };
+    expect(web.roles).toEqual(expect.arrayContaining(['frontend', 'backend']));
+    const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(web.commands.dev).toBe('npm run dev');
+    expect(scripts.dev).toContain('start');
+    const { loadConfig } = await import('../../src/config.js');
+    const config = loadConfig({ dotenvPath: false, env: { SHOPIFY_APP_URL: 'https://tunnel.example.com', FRONTEND_PORT: '4567', SCOPES: 'read_orders,write_orders' } });
+    expect(config).toMatchObject({ APP_URL: 'https://tunnel.example.com', PORT: 4567, SHOPIFY_SCOPES: ['read_orders', 'write_orders'] });
+    // Our own names win where both are set.
+    expect(loadConfig({ dotenvPath: false, env: { APP_URL: 'https://app.example.com', HOST: 'https://old.example.com' } }).APP_URL).toBe('https://app.example.com');
+  });
+});
+
+describe('the print status metafield', () => {
+  it('is declared in shopify.app.toml in the app-owned namespace, with the type the app writes', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('smol-toml');
+    const { STATUS_METAFIELD } = await import('../../src/shopify/admin-api.js');
+    const app = parse(readFileSync(new URL('../../shopify.app.toml', import.meta.url), 'utf8')) as {
+      order: { metafields: { app: Record<string, { type: string; name: string; access: { admin: string } }> } };
+    };
+    expect(STATUS_METAFIELD.namespace).toBe('$app');
+    const definition = app.order.metafields.app[STATUS_METAFIELD.key];
+    expect(definition).toMatchObject({ type: STATUS_METAFIELD.type, name: 'Print status', access: { admin: 'merchant_read' } });
   });
 });

@@ -9,7 +9,8 @@ import { createRedis, waitForRedis } from '../../src/redis.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
-import { testRedis } from '../helpers/redis.js';
+import { testBackends } from '../helpers/backends.js';
+import { lazyTestDatabase } from '../helpers/database.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 import { startPrivateRedis } from '../helpers/private-redis.js';
 
@@ -28,12 +29,12 @@ function post(url: string, body: string, headers: Record<string, string>) {
 }
 
 describe('POST /webhooks', () => {
-  const { redis, prefix, cleanup } = testRedis('intake');
+  const { redis, prefix, database, cleanup } = testBackends('intake');
   let queues: Queues;
   let url: string;
   let server: Server;
   beforeAll(async () => {
-    const store = new OrderStore(redis, prefix);
+    const store = new OrderStore({ database, redis, prefix });
     queues = createQueues(redis, prefix);
     const app = createWebApp({
       logger: silentLogger,
@@ -92,7 +93,8 @@ describe('POST /webhooks when Redis is down', () => {
     // A request connection refuses commands until it is ready (no offline queue), as the runtime waits for at start.
     await waitForRedis(redis);
     const prefix = 'pbtest:intake-down:';
-    const store = new OrderStore(redis, prefix);
+    const downDb = lazyTestDatabase('intake-down');
+    const store = new OrderStore({ database: downDb.database, redis, prefix });
     const queues = createQueues(redis, prefix);
     const app = createWebApp({
       logger: silentLogger,
@@ -129,6 +131,7 @@ describe('POST /webhooks when Redis is down', () => {
       server.close();
       await queues.close().catch(() => undefined);
       redis.disconnect();
+      await downDb.cleanup();
     }
   });
 });

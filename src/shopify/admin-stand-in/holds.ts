@@ -1,3 +1,4 @@
+import { DEFAULT_SHOPIFY_API_VERSION } from '../../config.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import {
   FULFILLMENT_HOLD_REASONS,
@@ -279,7 +280,7 @@ export class StandInWebhooks {
         'x-shopify-shop-domain': webhook.shop,
         'x-shopify-webhook-id': entry.webhookId,
         'x-shopify-event-id': randomUUID(),
-        'x-shopify-api-version': target.apiVersion ?? '2026-01',
+        'x-shopify-api-version': target.apiVersion ?? DEFAULT_SHOPIFY_API_VERSION,
         'x-shopify-triggered-at': entry.at,
         'x-shopify-hmac-sha256': createHmac('sha256', target.secret).update(raw, 'utf8').digest('base64'),
       },

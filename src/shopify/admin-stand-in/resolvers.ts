@@ -13,7 +13,7 @@ import type {
   TrackingInput,
   UserError,
 } from './store.js';
-import { displayFulfillmentStatus } from './store.js';
+import { displayFulfillmentStatus , resolveAppNamespace } from './store.js';
 import { displayReason } from './holds.js';
 
 /**
@@ -84,8 +84,51 @@ function lineItemView(order: OrderRecord, li: LineItemRecord) {
     .flatMap((fo) => fo.lineItems)
     .filter((l) => l.lineItemId === li.id)
     .reduce((sum, l) => sum + l.remainingQuantity, 0);
-  return { __typename: 'LineItem', ...li, unfulfilledQuantity: remaining };
+  const rest = restLineOf(order, li);
+  const currency = String(order.restBody?.currency ?? 'USD');
+  return {
+    __typename: 'LineItem',
+    ...li,
+    unfulfilledQuantity: remaining,
+    isGiftCard: rest?.gift_card === true,
+    customAttributes: attributesOf(rest?.properties),
+    variant: rest?.variant_id != null ? { id: `gid://shopify/ProductVariant/${String(rest.variant_id)}` } : null,
+    product: rest?.product_id != null ? { id: `gid://shopify/Product/${String(rest.product_id)}`, productType: typeof rest.product_type === 'string' ? rest.product_type : null } : null,
+    originalUnitPriceSet: { shopMoney: { amount: String(rest?.price ?? '0.00'), currencyCode: currency } },
+  };
 }
+
+/**
+ * The REST line item a stored line item was seeded from (the stand-in keeps the seeded body): what the extra
+ * GraphQL fields (custom attributes, variant and product, price, gift card) are read from.
+ */
+function restLineOf(order: OrderRecord, li: LineItemRecord): Record<string, unknown> | undefined {
+  const lines = (order.restBody?.line_items as Record<string, unknown>[] | undefined) ?? [];
+  const tail = li.id.split('/').pop();
+  return lines.find((l) => l.admin_graphql_api_id === li.id || String(l.id) === tail);
+}
+
+/** REST `properties` / `note_attributes` (`[{name, value}]`) as GraphQL attributes (`[{key, value}]`). */
+function attributesOf(list: unknown): { key: string; value: string | null }[] {
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((p): p is { name: unknown; value: unknown } => typeof p === 'object' && p !== null && 'name' in p)
+    .map((p) => ({ key: String(p.name), value: p.value === null || p.value === undefined ? null : String(p.value) }));
+}
+
+function mailingAddressOf(address: unknown) {
+  if (typeof address !== 'object' || address === null) return null;
+  const a = address as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    name: text(a.name), firstName: text(a.first_name), lastName: text(a.last_name), company: text(a.company),
+    address1: text(a.address1), address2: text(a.address2), city: text(a.city), zip: text(a.zip),
+    province: text(a.province), provinceCode: text(a.province_code), country: text(a.country),
+    countryCodeV2: text(a.country_code), phone: text(a.phone),
+  };
+}
+
+const FINANCIAL_STATUS = new Set(['pending', 'authorized', 'partially_paid', 'partially_refunded', 'voided', 'paid', 'refunded', 'expired']);
 
 function foLineView(order: OrderRecord, line: FulfillmentOrderLineItemRecord) {
   const li = order.lineItems.find((l) => l.id === line.lineItemId)!;
@@ -158,18 +201,31 @@ function orderView(order: OrderRecord) {
     cancelledAt: order.cancelledAt,
     note: order.note,
     tags: [...order.tags],
+    number: Number(order.restBody?.order_number ?? order.name.replace(/\D/g, '') ?? 0) || 0,
+    phone: typeof order.restBody?.phone === 'string' ? order.restBody.phone : null,
+    currencyCode: String(order.restBody?.currency ?? 'USD'),
+    displayFinancialStatus: FINANCIAL_STATUS.has(String(order.restBody?.financial_status)) ? String(order.restBody!.financial_status).toUpperCase() : null,
+    customAttributes: attributesOf(order.restBody?.note_attributes),
+    shippingAddress: mailingAddressOf(order.restBody?.shipping_address),
+    shippingLines: (args: PageArgs) =>
+      connection(
+        ((order.restBody?.shipping_lines as Record<string, unknown>[] | undefined) ?? []).map((l, i) => ({ id: `gid://shopify/ShippingLine/${String(l.id ?? i + 1)}`, title: String(l.title ?? ''), code: typeof l.code === 'string' ? l.code : null })),
+        args,
+        (l) => ({ __typename: 'ShippingLine', ...l }),
+      ),
     displayFulfillmentStatus: () => displayFulfillmentStatus(order),
     lineItems: (args: PageArgs) => connection(order.lineItems, args, (li) => lineItemView(order, li)),
     fulfillmentOrders: (args: PageArgs) => connection(order.fulfillmentOrders, args, (fo) => fulfillmentOrderView(order, fo)),
     fulfillments: (args: { first?: number | null }) =>
       order.fulfillments.slice(0, args.first ?? undefined).map((f) => fulfillmentView(order, f)),
     metafield: (args: { namespace?: string | null; key: string }) => {
-      const found = order.metafields.find((m) => m.key === args.key && (args.namespace == null || m.namespace === args.namespace));
+      const namespace = args.namespace == null ? null : resolveAppNamespace(args.namespace);
+      const found = order.metafields.find((m) => m.key === args.key && (namespace == null || m.namespace === namespace));
       return found ? metafieldView(found) : null;
     },
     metafields: (args: PageArgs & { namespace?: string | null }) =>
       connection(
-        order.metafields.filter((m) => args.namespace == null || m.namespace === args.namespace),
+        order.metafields.filter((m) => args.namespace == null || m.namespace === resolveAppNamespace(args.namespace)),
         args,
         metafieldView,
       ),

@@ -101,6 +101,80 @@ type Order implements Node {
   fulfillments(first: Int): [Fulfillment!]!
   metafield(namespace: String, key: String!): Metafield
   metafields(first: Int, after: String, namespace: String): MetafieldConnection!
+  number: Int!
+  phone: String
+  currencyCode: String!
+  displayFinancialStatus: OrderDisplayFinancialStatus
+  customAttributes: [Attribute!]!
+  shippingAddress: MailingAddress
+  shippingLines(first: Int, after: String, reverse: Boolean = false): ShippingLineConnection!
+}
+
+enum OrderDisplayFinancialStatus {
+  PENDING
+  AUTHORIZED
+  PARTIALLY_PAID
+  PARTIALLY_REFUNDED
+  VOIDED
+  PAID
+  REFUNDED
+  EXPIRED
+}
+
+type Attribute {
+  key: String!
+  value: String
+}
+
+type MailingAddress {
+  name: String
+  firstName: String
+  lastName: String
+  company: String
+  address1: String
+  address2: String
+  city: String
+  zip: String
+  province: String
+  provinceCode: String
+  country: String
+  countryCodeV2: String
+  phone: String
+}
+
+type ShippingLine implements Node {
+  id: ID!
+  title: String!
+  code: String
+}
+
+type ShippingLineConnection {
+  nodes: [ShippingLine!]!
+  edges: [ShippingLineEdge!]!
+  pageInfo: PageInfo!
+}
+
+type ShippingLineEdge {
+  cursor: String!
+  node: ShippingLine!
+}
+
+type ProductVariant implements Node {
+  id: ID!
+}
+
+type Product implements Node {
+  id: ID!
+  productType: String
+}
+
+type MoneyV2 {
+  amount: String!
+  currencyCode: String!
+}
+
+type MoneyBag {
+  shopMoney: MoneyV2!
 }
 
 type OrderConnection {
@@ -125,6 +199,11 @@ type LineItem implements Node {
   currentQuantity: Int!
   unfulfilledQuantity: Int!
   requiresShipping: Boolean!
+  isGiftCard: Boolean!
+  customAttributes: [Attribute!]!
+  variant: ProductVariant
+  product: Product
+  originalUnitPriceSet: MoneyBag!
 }
 
 type LineItemConnection {

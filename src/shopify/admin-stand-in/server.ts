@@ -1,3 +1,4 @@
+import { StandInOAuth, type StandInApp } from './oauth.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -49,6 +50,8 @@ export interface AdminStandInOptions {
   requestLogSize?: number;
   /** Where to deliver the fulfillment-order webhooks (holds, scheduled orders); none are sent without it. */
   webhooks?: WebhookTarget;
+  /** The app whose session tokens `POST /admin/oauth/access_token` exchanges (see oauth.ts); also `configureApp`. */
+  app?: StandInApp;
 }
 
 export interface RequestLogEntry {
@@ -79,6 +82,12 @@ export interface AdminStandIn {
   readonly store: StandInStore;
   readonly faults: FaultPlan;
   registerShop(shop: string, accessToken: string): void;
+  /** The app (client id and secret) the OAuth endpoint answers for: token exchange and refresh. */
+  configureApp(app: StandInApp): void;
+  /** The access token the stand-in accepts for a shop now (after an exchange or refresh, the newest). */
+  accessTokenOf(shop: string): string | undefined;
+  /** Token exchanges answered with a token so far. */
+  tokenExchanges(): number;
   /** Seeds an order from a webhook body (REST JSON); see seed.ts. */
   seedOrder(shop: string, body: unknown, options?: { replace?: boolean }): { order: OrderSnapshot; created: boolean };
   getOrder(shop: string, id: string): OrderSnapshot | undefined;
@@ -192,6 +201,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       : undefined;
   for (const [shop, token] of Object.entries(options.accessTokens ?? {})) store.registerShop(shop, token);
   const webhooks = new StandInWebhooks(options.webhooks);
+  const oauth = new StandInOAuth(options.app);
   const holds = new StandInHolds(store, (webhook) => webhooks.send(webhook));
   const snapshotResult = (shop: string, orderId: string, result: Result<unknown>): Result<OrderSnapshot> =>
     result.ok ? { ok: true, value: store.snapshot(store.findOrder(shop, orderId)!) } : result;
@@ -214,6 +224,9 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     store,
     faults,
     registerShop: (shop, token) => store.registerShop(shop, token),
+    configureApp: (app) => oauth.configure(app),
+    accessTokenOf: (shop) => store.accessTokenFor(shop),
+    tokenExchanges: () => oauth.exchanged(),
     seedOrder: (shop, body, seedOptions) => {
       const { order, created } = seedOrder(store, shop, body, seedOptions);
       return { order: store.snapshot(order), created };
@@ -265,10 +278,37 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       if (req.method !== 'POST') throw new HttpError(405, { errors: 'Method Not Allowed' });
       return handleGraphql(req, res, decodeURIComponent(graphqlPath[1]!));
     }
-    const restOrderPath = /^\/admin\/api\/([^/]+)\/orders\/(\d+)\.json$/.exec(url.pathname);
-    if (restOrderPath) return handleRestOrder(req, res, decodeURIComponent(restOrderPath[1]!), restOrderPath[2]!);
+    if (url.pathname === '/admin/oauth/access_token') {
+      if (req.method !== 'POST') throw new HttpError(405, { errors: 'Method Not Allowed' });
+      return handleOAuth(req, res);
+    }
     if (url.pathname === '/_stand-in' || url.pathname.startsWith('/_stand-in/')) return handleControl(req, res, url);
     throw new HttpError(404, { errors: 'Not Found' });
+  }
+
+  /** Token exchange and refresh (oauth.ts); a token issued becomes the one the shop's Admin API calls must carry. */
+  async function handleOAuth(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // An outage (failNext) reaches the token endpoint too.
+    const failure = faults.takeFailure();
+    if (failure && failure.failure !== 'network') return sendJson(res, failure.failure, { errors: failureMessage(failure.failure) });
+    if (failure) return void req.socket.destroy();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const shop = shopOf(req);
+    const answer = oauth.answer(shop, Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
+    if (answer.issued) store.registerShop(answer.issued.shop, answer.issued.accessToken);
+    record({
+      at: new Date().toISOString(),
+      shop,
+      apiVersion: '',
+      status: answer.status,
+      operation: answer.kind,
+      requestedQueryCost: null,
+      actualQueryCost: null,
+      throttled: false,
+      variables: null,
+    });
+    sendJson(res, answer.status, answer.body);
   }
 
   /**
@@ -313,47 +353,6 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       return undefined;
     }
     return shop;
-  }
-
-  /**
-   * `GET /admin/api/<version>/orders/<id>.json`: the one REST read the app makes (recovering an order whose webhooks
-   * were lost needs the order in the webhook's own shape). Answers the seeded body with what changed since.
-   */
-  function handleRestOrder(req: IncomingMessage, res: ServerResponse, apiVersion: string, numericId: string): void {
-    const entry: RequestLogEntry = {
-      at: new Date().toISOString(),
-      shop: null,
-      apiVersion,
-      status: 200,
-      operation: 'rest GET orders/:id',
-      requestedQueryCost: null,
-      actualQueryCost: null,
-      throttled: false,
-      variables: { id: numericId },
-    };
-    const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      entry.status = status;
-      record(entry);
-      sendJson(res, status, body, headers);
-    };
-    if (req.method !== 'GET') return answer(405, { errors: 'Method Not Allowed' });
-    const shop = admit(req, apiVersion, entry, answer);
-    if (!shop) return;
-    const order = store.findOrder(shop, orderGid(numericId));
-    if (!order) return answer(404, { errors: 'Not Found' });
-    const fulfilled = order.fulfillmentOrders.length > 0 && order.fulfillmentOrders.every((fo) => fo.status === 'CLOSED');
-    return answer(200, {
-      order: {
-        ...(order.restBody ?? {}),
-        admin_graphql_api_id: order.id,
-        name: order.name,
-        updated_at: order.updatedAt,
-        cancelled_at: order.cancelledAt,
-        tags: order.tags.join(', '),
-        note: order.note,
-        fulfillment_status: fulfilled ? 'fulfilled' : order.fulfillments.length > 0 ? 'partial' : null,
-      },
-    });
   }
 
   async function handleGraphql(req: IncomingMessage, res: ServerResponse, apiVersion: string): Promise<void> {

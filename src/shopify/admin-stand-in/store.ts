@@ -120,7 +120,7 @@ export interface OrderRecord {
   fulfillmentOrders: FulfillmentOrderRecord[];
   fulfillments: FulfillmentRecord[];
   metafields: MetafieldRecord[];
-  /** The REST body the order was seeded from: what `GET /admin/api/<version>/orders/<id>.json` answers. */
+  /** The REST body the order was seeded from: the GraphQL fields the stand-in has no record field for are read from it. */
   restBody?: Record<string, unknown>;
 }
 
@@ -393,7 +393,7 @@ export class StandInStore {
         return;
       }
       owners[index] = order;
-      const namespace = input.namespace ?? '';
+      const namespace = resolveAppNamespace(input.namespace ?? '');
       if (namespace.length < 3 || namespace.length > 255 || !/^[A-Za-z0-9_-]+$/.test(namespace)) {
         errors.push({ field: field('namespace'), message: 'Namespace must be 3 to 255 letters, digits, - or _.', code: 'INVALID', elementIndex: index });
       }
@@ -426,7 +426,7 @@ export class StandInStore {
     const at = this.now();
     const saved = inputs.map((input, index) => {
       const order = owners[index]!;
-      const namespace = input.namespace!;
+      const namespace = resolveAppNamespace(input.namespace!);
       const existing = order.metafields.find((m) => m.namespace === namespace && m.key === input.key);
       if (existing) {
         if (existing.value !== input.value) {
@@ -544,4 +544,16 @@ function metafieldValueProblem(type: string, value: string): string | undefined 
 
 function fail<T>(field: string[] | null, message: string, code?: string): Result<T> {
   return { ok: false, userErrors: [{ field, message, ...(code ? { code } : {}) }] };
+}
+
+/**
+ * The namespace Shopify gives the calling app's own metafields: `$app` (and `$app:sub`) resolve to `app--<app id>`,
+ * as they do in Shopify, on writes and on reads.
+ */
+export const STAND_IN_APP_NAMESPACE = 'app--31337';
+
+export function resolveAppNamespace(namespace: string): string {
+  if (namespace === '$app') return STAND_IN_APP_NAMESPACE;
+  if (namespace.startsWith('$app:')) return `${STAND_IN_APP_NAMESPACE}--${namespace.slice('$app:'.length)}`;
+  return namespace;
 }

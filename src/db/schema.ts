@@ -1,0 +1,121 @@
+import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import type { HistoryEntry, OrderLink } from '../orders/model.js';
+
+/**
+ * The system of record (DESIGN.md section 2). Tables carry no schema name: the app's schema is chosen per connection
+ * (`DATABASE_SCHEMA`, `search_path`), so one database can hold several installs, and each test file its own schema.
+ * No foreign keys for the same reason (drizzle-kit names the referenced table with its schema); the store deletes an
+ * order's rows together.
+ *
+ * An order's link is one JSON document (`data`, the OrderLink the use cases read and write whole, under an optimistic
+ * version) with the fields the pages filter, search and sort on copied into columns by the same statement.
+ */
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'string' });
+
+export const orders = pgTable(
+  'orders',
+  {
+    shop: text('shop').notNull(),
+    orderId: text('order_id').notNull(),
+    orderName: text('order_name'),
+    status: text('status').notNull(),
+    statusAt: at('status_at').notNull(),
+    sourceOrderId: text('source_order_id'),
+    printOrderId: text('print_order_id'),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+    version: integer('version').notNull(),
+    data: jsonb('data').$type<OrderLink>().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.shop, t.orderId] }),
+    // Pages read newest first: (a, b, c) scanned backwards serves ORDER BY a DESC, b DESC, c DESC and keyset cursors.
+    index('orders_updated_idx').on(t.updatedAt, t.shop, t.orderId),
+    index('orders_shop_updated_idx').on(t.shop, t.updatedAt, t.orderId),
+    index('orders_status_idx').on(t.status, t.statusAt, t.shop, t.orderId),
+    index('orders_status_updated_idx').on(t.status, t.updatedAt, t.shop, t.orderId),
+    index('orders_shop_status_idx').on(t.shop, t.status, t.statusAt),
+    index('orders_name_idx').on(t.orderName),
+    index('orders_source_idx').on(t.sourceOrderId),
+    index('orders_print_idx').on(t.printOrderId),
+  ],
+);
+
+/** The newest Shopify body of an order (`updated_at` order); cut by retention once the printer is done with it. */
+export const orderBodies = pgTable(
+  'order_bodies',
+  {
+    shop: text('shop').notNull(),
+    orderId: text('order_id').notNull(),
+    /** Normalised ISO time (text compares in time order), kept after the body is cut so an older version stays refused. */
+    shopifyUpdatedAt: text('shopify_updated_at').notNull(),
+    /** Null once retention cut it (RETENTION_DAYS after the printer's last change). */
+    body: text('body'),
+    reducedAt: at('reduced_at'),
+  },
+  (t) => [primaryKey({ columns: [t.shop, t.orderId] })],
+);
+
+export const orderHistory = pgTable(
+  'order_history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    shop: text('shop').notNull(),
+    orderId: text('order_id').notNull(),
+    at: at('at').notNull(),
+    entry: jsonb('entry').$type<HistoryEntry>().notNull(),
+  },
+  (t) => [index('order_history_order_idx').on(t.shop, t.orderId, t.id.desc())],
+);
+
+/** Which order owns a sourceOrderId: the first to claim it (two stores never share one print order). */
+export const sourceOrderIds = pgTable('source_order_ids', {
+  sourceOrderId: text('source_order_id').primaryKey(),
+  shop: text('shop').notNull(),
+  orderId: text('order_id').notNull(),
+});
+
+/** Stores the app has worked for, and from when (the lost-order recovery never reaches back before it). */
+export const shops = pgTable('shops', {
+  shop: text('shop').primaryKey(),
+  activeSince: at('active_since'),
+  createdAt: at('created_at').notNull().defaultNow(),
+});
+
+/** Shopify sessions (offline access tokens, encrypted before they get here: src/shopify/sessions.ts). */
+export const shopifySessions = pgTable(
+  'shopify_sessions',
+  {
+    id: text('id').primaryKey(),
+    shop: text('shop').notNull(),
+    isOnline: integer('is_online').notNull(),
+    session: jsonb('session').$type<Record<string, unknown>>().notNull(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('shopify_sessions_shop_idx').on(t.shop)],
+);
+
+/** Answers to customers/data_request, for the merchant and the operator; deleted after `expires_at`. */
+export const dataRequests = pgTable(
+  'data_requests',
+  {
+    shop: text('shop').notNull(),
+    requestId: text('request_id').notNull(),
+    report: jsonb('report').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shop, t.requestId] })],
+);
+
+export const unreadablePostbacks = pgTable(
+  'unreadable_postbacks',
+  {
+    id: text('id').primaryKey(),
+    receivedAt: at('received_at').notNull(),
+    headers: jsonb('headers').$type<Record<string, string>>().notNull(),
+    body: text('body').notNull(),
+    error: text('error').notNull(),
+  },
+  (t) => [index('unreadable_postbacks_received_idx').on(t.receivedAt.desc())],
+);

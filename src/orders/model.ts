@@ -1,0 +1,119 @@
+import type { OrderStatus } from '../bridge/status.js';
+
+/**
+ * The order: what the app knows of one Shopify order and its print order. Storage lives elsewhere
+ * (src/bridge/order-store.ts); this module holds the types and the pure transitions every use case applies.
+ */
+
+export interface ShipmentLineItem {
+  /** Shopify line item gid. */
+  lineItemId: string;
+  quantity: number;
+  sku?: string;
+  title?: string;
+}
+
+/** The carrier of a shipment, as the printer names it. */
+export interface Carrier {
+  alias?: string;
+  code?: string;
+  service?: string;
+}
+
+export interface ShipmentLink {
+  index: number;
+  lineItems: ShipmentLineItem[];
+  status: 'pending' | 'shipped';
+  trackingNumber?: string;
+  carrier?: Carrier;
+  shippedAt?: string;
+  /** Shopify fulfillment gid, once fulfilled. */
+  fulfillmentId?: string;
+  /** The tracking number the fulfillment carries in Shopify. */
+  fulfilledTrackingNumber?: string;
+  /** When the shipment's Shipped postback was carried out in Shopify (fulfilled, or nothing was left to fulfill). */
+  appliedAt?: string;
+  /**
+   * Shipped, but Shopify holds a fulfillment order it needs (ON_HOLD, or SCHEDULED for later): it is fulfilled with its
+   * tracking once released (fulfillment-order webhooks, and re-checks). Cleared when fulfilled.
+   */
+  waitingForRelease?: HoldWait;
+}
+
+export interface HoldWait {
+  since: string;
+  /** What the merchant reads, e.g. "waiting for the fulfillment hold to be released: Awaiting payment (bank transfer)". */
+  message: string;
+  fulfillmentOrderIds: string[];
+  /** How many times the wait was found still in force; spaces the re-checks out. */
+  checks: number;
+  nextCheckAt?: string;
+}
+
+export interface Problem {
+  /** Machine-readable kind: mapping, validation, submission-error, print-error, cancel-refused, ... */
+  kind: string;
+  message: string;
+  /** What the problem is about, e.g. a line item or a field. */
+  subject?: string;
+  at: string;
+}
+
+export interface OrderLink {
+  shop: string;
+  /** Shopify order gid (`gid://shopify/Order/…`): exact, unlike the numeric id in webhook bodies. */
+  orderId: string;
+  orderName?: string;
+  status: OrderStatus;
+  statusAt: string;
+  sourceOrderId?: string;
+  printOrderId?: string;
+  /** `updated_at` of the newest order version applied. */
+  shopifyUpdatedAt?: string;
+  /** Creates sent so far; above 0 means the next one must ask the service first. */
+  submitAttempts: number;
+  /** End of the hold window. */
+  submitAfter?: string;
+  /**
+   * When each order topic (`orders/create`, `orders/paid`, ...) first arrived: a mapping that appears or changes later
+   * knows whether its submit topic already came, and from when its hold window runs.
+   */
+  topics?: Record<string, string>;
+  /** Why nothing of the order goes to the printer (status `not-printed`). */
+  notPrintedReason?: string;
+  cancelRequested?: { at: string; by: 'shopify' | 'print-service' | 'operator' };
+  /** Last time the reconciliation asked the print service about this order. */
+  reconciledAt?: string;
+  /** Fingerprint of the shipping address the printer has, to notice a change after submission. */
+  sentShipToHash?: string;
+  problems: Problem[];
+  shipments: ShipmentLink[];
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+export interface HistoryEntry {
+  at: string;
+  event: string;
+  source: 'shopify' | 'print-service' | 'worker' | 'operator';
+  status?: OrderStatus;
+  detail?: string;
+}
+
+export interface Mutation {
+  link: OrderLink;
+  history?: Omit<HistoryEntry, 'at'>[];
+}
+
+/** ISO strings compare correctly as text only in one zone and form; Shopify sends offsets (`-04:00`). */
+export function normaliseTime(value: string): string {
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+}
+
+/** A new record for an order seen for the first time. */
+export function blankOrder(shop: string, orderId: string, now: Date): OrderLink {
+  const at = now.toISOString();
+  return { shop, orderId, status: 'pending', statusAt: at, submitAttempts: 0, problems: [], shipments: [], createdAt: at, updatedAt: at, version: 0 };
+}

@@ -1,0 +1,49 @@
+import { Session } from '@shopify/shopify-api';
+import type { SessionStorage } from '@shopify/shopify-app-session-storage';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/database.js';
+
+/**
+ * Shopify's `SessionStorage` on the app's own `shopify_sessions` table. Shopify's PostgreSQL and Drizzle storages
+ * need `@shopify/shopify-api` 15, and this app is on the 13 line; the interface is small, so it is implemented here on
+ * the same database handle (PostgreSQL or PGlite) and migrations as everything else. The session is kept as
+ * Shopify's own property array, so a later move to the official storage reads the same fields.
+ */
+export class SessionTable implements SessionStorage {
+  constructor(private readonly database: Database) {}
+
+  async storeSession(session: Session): Promise<boolean> {
+    const properties = Object.fromEntries(session.toPropertyArray(true));
+    await this.database.rows(sql`
+      INSERT INTO shopify_sessions (id, shop, is_online, session, updated_at)
+      VALUES (${session.id}, ${session.shop}, ${session.isOnline ? 1 : 0}, ${JSON.stringify(properties)}::jsonb, now())
+      ON CONFLICT (id) DO UPDATE SET shop = EXCLUDED.shop, is_online = EXCLUDED.is_online, session = EXCLUDED.session, updated_at = now()`);
+    return true;
+  }
+
+  async loadSession(id: string): Promise<Session | undefined> {
+    const [row] = await this.database.rows<{ session: Record<string, string | number | boolean> }>(sql`SELECT session FROM shopify_sessions WHERE id = ${id}`);
+    return row ? Session.fromPropertyArray(Object.entries(row.session), true) : undefined;
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    await this.database.rows(sql`DELETE FROM shopify_sessions WHERE id = ${id}`);
+    return true;
+  }
+
+  async deleteSessions(ids: string[]): Promise<boolean> {
+    await this.database.rows(sql`DELETE FROM shopify_sessions WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
+    return true;
+  }
+
+  async findSessionsByShop(shop: string): Promise<Session[]> {
+    const rows = await this.database.rows<{ session: Record<string, string | number | boolean> }>(sql`SELECT session FROM shopify_sessions WHERE shop = ${shop}`);
+    return rows.map((row) => Session.fromPropertyArray(Object.entries(row.session), true));
+  }
+
+  /** Stores with an offline session (the app is installed or a custom app's token registered). */
+  async offlineShops(): Promise<string[]> {
+    const rows = await this.database.rows<{ shop: string }>(sql`SELECT DISTINCT shop FROM shopify_sessions WHERE is_online = 0 ORDER BY shop`);
+    return rows.map((r) => r.shop);
+  }
+}
