@@ -1,15 +1,16 @@
 import type { HistoryEntry, OrderLink, Problem, UnreadablePostback } from '../bridge/order-store.js';
 import type { OrderStatus } from '../bridge/status.js';
 import { html, type Html, trusted } from './html.js';
+import { submitButton, textArea, textField } from './fields.js';
 import { ADMIN_CSS } from './styles.js';
 
 /** What every page needs to build its links and forms for the viewer's session. */
 export interface PageContext {
   /** "operator", or the shop an embedded viewer is scoped to. */
   viewer: { kind: 'operator' } | { kind: 'shop'; shop: string };
-  /** A link inside /admin that keeps the viewer's session (embedded viewers carry it in the URL). */
+  /** A link inside /admin for the viewer (embedded viewers' links keep shop, host and embedded=1; no secret). */
   link(path: string, query?: Record<string, string | number | undefined>): string;
-  /** Hidden inputs every form carries: the CSRF token, and the session for embedded viewers. */
+  /** Hidden inputs every form carries: the operator's CSRF token (embedded forms are sent with a bearer token). */
   formFields: Html;
   /** Embedded in Shopify admin: App Bridge may be loaded there. */
   embedded?: { apiKey: string };
@@ -128,6 +129,7 @@ function embeddedLayout(ctx: PageContext, embedded: { apiKey: string }, title: s
 <meta name="shopify-api-key" content="${embedded.apiKey}">
 <script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>
 <script src="https://cdn.shopify.com/shopifycloud/polaris.js"></script>
+<script src="/admin/assets/embedded.js" defer></script>
 <style>${trusted(ADMIN_CSS)}</style></head>
 <body class="embedded">
 <s-app-nav>
@@ -217,15 +219,15 @@ ${Object.entries(data.counts)
   .filter(([, n]) => n > 0)
   .map(([status, n]) => html`<a href="${ctx.link('/admin', { ...keep, status })}"${status === filters.status ? trusted(' aria-current="page"') : ''}>${status}<span class="count">${n}</span></a>`)}
 </nav>`;
-  // A GET form: the embedded viewer's session travels as the links carry it.
+  // A GET form: an embedded viewer's admin parameters travel as the links carry them (the script adds the token).
   const carried = [...new URL(ctx.link('/admin'), 'http://x').searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   const search = html`<form class="card filters" method="get" action="/admin" role="search">
 ${carried}${filters.status ? html`<input type="hidden" name="status" value="${filters.status}">` : ''}
-<label>Order, sourceOrderId or print _id <input type="search" name="q" value="${filters.q ?? ''}" maxlength="200" placeholder="order name or id"></label>
-${ctx.viewer.kind === 'operator' ? html`<label>Store <input type="text" name="shop" value="${filters.shop ?? ''}" maxlength="120" placeholder="acme.myshopify.com"></label>` : ''}
-<label>Changed from <input type="date" name="from" value="${filters.from ?? ''}"></label>
-<label>to <input type="date" name="to" value="${filters.to ?? ''}"></label>
-<button type="submit" class="button">Search</button>
+<div>${textField(ctx, { kind: 'search', name: 'q', label: 'Order, sourceOrderId or print _id', value: filters.q, maxlength: 200, placeholder: 'order name or id' })}</div>
+${ctx.viewer.kind === 'operator' ? html`<div>${textField(ctx, { name: 'shop', label: 'Store', value: filters.shop, maxlength: 120, placeholder: 'acme.myshopify.com' })}</div>` : ''}
+<div>${textField(ctx, { kind: 'date', name: 'from', label: 'Changed from', value: filters.from })}</div>
+<div>${textField(ctx, { kind: 'date', name: 'to', label: 'to', value: filters.to })}</div>
+${submitButton(ctx, 'Search')}
 ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.link('/admin', { status: filters.status }), 'Clear') : ''}
 </form>`;
   const cells = (l: OrderLink): Html[] => [
@@ -272,14 +274,14 @@ export interface OrderActionsAllowed {
 
 export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderActionsAllowed, back?: string): Html {
   const base = orderPath(link);
-  const form = (action: string, label: string, tone: string) =>
+  const form = (action: string, label: string, options: Parameters<typeof submitButton>[2]) =>
     html`<form method="post" action="${ctx.link(`${base}/${action}`)}">${ctx.formFields}<input type="hidden" name="version" value="${link.version}">${
       back ? html`<input type="hidden" name="back" value="${back}">` : ''
-    }<button class="${tone}" type="submit">${label}</button></form>`;
+    }${submitButton(ctx, label, options)}</form>`;
   const buttons = [
-    allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', 'primary') : '',
-    allowed.retry ? form('retry', 'Retry', '') : '',
-    allowed.cancel ? form('cancel', 'Cancel order', 'critical') : '',
+    allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', { primary: true }) : '',
+    allowed.retry ? form('retry', 'Retry', {}) : '',
+    allowed.cancel ? form('cancel', 'Cancel order', { tone: 'critical' }) : '',
   ];
   return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;
 }
@@ -451,10 +453,10 @@ ${data.warnings.length > 0 ? html`<h3>Warnings</h3><pre>${data.warnings.join('\n
 <div class="card"><h2>Preview</h2>
 <p class="muted">See the print order a Shopify order becomes with the mapping in force now: give the id of an order the app has received, or paste an order body (webhook JSON).</p>
 <form method="post" action="${ctx.link('/admin/mappings/preview')}">${ctx.formFields}
-${ctx.viewer.kind === 'operator' ? html`<label for="shop">Store domain</label><input type="text" id="shop" name="shop" placeholder="acme.myshopify.com (default: the order's own, else the &quot;*&quot; file)" value="${data.input?.shop ?? ''}">` : ''}
-<label for="orderId">Shopify order id</label><input type="text" id="orderId" name="orderId" placeholder="gid://shopify/Order/123 or 123" value="${data.input?.orderId ?? ''}">
-<label for="body">or an order body (JSON)</label><textarea id="body" name="body">${data.input?.body ?? ''}</textarea>
-<div style="margin-top:12px"><button class="primary" type="submit">Preview</button></div>
+${ctx.viewer.kind === 'operator' ? textField(ctx, { name: 'shop', label: 'Store domain', placeholder: 'acme.myshopify.com (default: the order\'s own, else the "*" file)', value: data.input?.shop }) : ''}
+${textField(ctx, { name: 'orderId', label: 'Shopify order id', placeholder: 'gid://shopify/Order/123 or 123', value: data.input?.orderId })}
+${textArea(ctx, { name: 'body', label: 'or an order body (JSON)', value: data.input?.body })}
+<div style="margin-top:12px">${submitButton(ctx, 'Preview', { primary: true })}</div>
 </form>
 ${
   data.preview

@@ -1,4 +1,4 @@
-import { LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, orderAsWebhookBody, orderAsWebhookBodySchema } from './order-as-webhook-body.js';
+import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, ORDER_LINE_ITEMS_PAGE, orderAsWebhookBody, orderAsWebhookBodySchema, orderLineItemsPageSchema } from './order-as-webhook-body.js';
 import { z } from 'zod';
 import {
   ShopifyProtocolError,
@@ -523,8 +523,20 @@ export class ShopifyAdminApi {
     const operation = 'getOrderAsWebhookBody';
     const data = await this.call(operation, ORDER_AS_WEBHOOK_BODY, { id: orderGid }, orderAsWebhookBodySchema, true);
     if (!data.order) return undefined;
-    if (data.order.lineItems.pageInfo.hasNextPage) throw new ShopifyProtocolError(operation, this.shop, `order ${orderGid} has more than ${LINE_ITEMS_PAGE} line items`);
-    return orderAsWebhookBody(data.order);
+    // An order with more line items than a page reads the rest page by page: a body missing lines would be printed
+    // short.
+    const order = data.order;
+    let page = order.lineItems.pageInfo;
+    for (let pages = 1; page.hasNextPage; pages++) {
+      if (pages >= LINE_ITEMS_MAX_PAGES || !page.endCursor) {
+        throw new ShopifyProtocolError(operation, this.shop, `order ${orderGid} has more than ${LINE_ITEMS_PAGE * LINE_ITEMS_MAX_PAGES} line items; it cannot be read whole`);
+      }
+      const next = await this.call(operation, ORDER_LINE_ITEMS_PAGE, { id: orderGid, after: page.endCursor }, orderLineItemsPageSchema, true);
+      if (!next.order) return undefined;
+      order.lineItems.nodes.push(...next.order.lineItems.nodes);
+      page = next.order.lineItems.pageInfo;
+    }
+    return orderAsWebhookBody(order);
   }
 
   async listRecentOrders(sinceIso: string, options: { maxPages?: number } = {}): Promise<RecentOrder[]> {

@@ -26,7 +26,17 @@ import { z } from 'zod';
  */
 
 export const LINE_ITEMS_PAGE = 100;
+/** 2,000 line items: an order beyond that is not recovered (an error names it) rather than recovered in part. */
+export const LINE_ITEMS_MAX_PAGES = 20;
 
+const LINE_ITEM_FIELDS = `
+          id name title variantTitle sku vendor quantity currentQuantity requiresShipping isGiftCard
+          customAttributes { key value }
+          variant { id }
+          product { id productType }
+          originalUnitPriceSet { shopMoney { amount } }`;
+
+/** The order and its first page of line items. */
 export const ORDER_AS_WEBHOOK_BODY = `#graphql
   query orderAsWebhookBody($id: ID!) {
     order(id: $id) {
@@ -35,20 +45,49 @@ export const ORDER_AS_WEBHOOK_BODY = `#graphql
       shippingAddress { name firstName lastName company address1 address2 city zip province provinceCode country countryCodeV2 phone }
       shippingLines(first: 5) { nodes { title code } }
       lineItems(first: ${LINE_ITEMS_PAGE}) {
-        nodes {
-          id name title variantTitle sku vendor quantity currentQuantity requiresShipping isGiftCard
-          customAttributes { key value }
-          variant { id }
-          product { id productType }
-          originalUnitPriceSet { shopMoney { amount } }
+        nodes {${LINE_ITEM_FIELDS}
         }
-        pageInfo { hasNextPage }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }`;
+
+/** The next page of an order's line items, for an order with more than one page. */
+export const ORDER_LINE_ITEMS_PAGE = `#graphql
+  query orderLineItemsPage($id: ID!, $after: String) {
+    order(id: $id) {
+      lineItems(first: ${LINE_ITEMS_PAGE}, after: $after) {
+        nodes {${LINE_ITEM_FIELDS}
+        }
+        pageInfo { hasNextPage endCursor }
       }
     }
   }`;
 
 const attribute = z.object({ key: z.string(), value: z.string().nullable() });
 const text = z.string().nullable().optional();
+
+const lineItemsSchema = z.object({
+  nodes: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      title: z.string(),
+      variantTitle: text,
+      sku: text,
+      vendor: text,
+      quantity: z.number().int(),
+      currentQuantity: z.number().int(),
+      requiresShipping: z.boolean(),
+      isGiftCard: z.boolean(),
+      customAttributes: z.array(attribute),
+      variant: z.object({ id: z.string() }).nullable(),
+      product: z.object({ id: z.string(), productType: text }).nullable(),
+      originalUnitPriceSet: z.object({ shopMoney: z.object({ amount: z.string() }) }),
+    }),
+  ),
+  pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable().optional() }),
+});
 
 export const orderAsWebhookBodySchema = z.object({
   order: z
@@ -74,30 +113,13 @@ export const orderAsWebhookBodySchema = z.object({
         })
         .nullable(),
       shippingLines: z.object({ nodes: z.array(z.object({ title: z.string(), code: text })) }),
-      lineItems: z.object({
-        nodes: z.array(
-          z.object({
-            id: z.string(),
-            name: z.string(),
-            title: z.string(),
-            variantTitle: text,
-            sku: text,
-            vendor: text,
-            quantity: z.number().int(),
-            currentQuantity: z.number().int(),
-            requiresShipping: z.boolean(),
-            isGiftCard: z.boolean(),
-            customAttributes: z.array(attribute),
-            variant: z.object({ id: z.string() }).nullable(),
-            product: z.object({ id: z.string(), productType: text }).nullable(),
-            originalUnitPriceSet: z.object({ shopMoney: z.object({ amount: z.string() }) }),
-          }),
-        ),
-        pageInfo: z.object({ hasNextPage: z.boolean() }),
-      }),
+      lineItems: lineItemsSchema,
     })
     .nullable(),
 });
+
+export const orderLineItemsPageSchema = z.object({ order: z.object({ lineItems: lineItemsSchema }).nullable() });
+
 
 /** REST's `fulfillment_status` from GraphQL's `displayFulfillmentStatus` (unfulfilled is null in REST). */
 const FULFILLMENT_STATUS: Record<string, string> = { FULFILLED: 'fulfilled', PARTIALLY_FULFILLED: 'partial', RESTOCKED: 'restocked' };

@@ -115,43 +115,62 @@ describe('admin access', () => {
     // The signed flash message in that URL is no session.
     const flash = new URL(again.headers.get('location')!, h.runtime.url).searchParams.get('flash')!;
     expect((await fetch(`${h.runtime.url}/admin`, { headers: { cookie: `pb_admin=${flash}` }, redirect: 'manual' })).status).toBe(303);
-    expect((await fetch(`${h.runtime.url}/admin?s=${flash}`, { redirect: 'manual' })).status).toBe(401);
+    expect((await fetch(`${h.runtime.url}/admin?id_token=${flash}`, { redirect: 'manual' })).status).toBe(401);
   });
 
-  it('lets an embedded viewer in with a Shopify session token, scoped to their shop', async () => {
-    const token = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
-    const response = await fetch(`${h.runtime.url}/admin?embedded=1&shop=${SHOP}&host=abc&id_token=${token}`);
+  it('lets an embedded viewer in with a Shopify session token, scoped to their shop, and nothing of ours in its URLs', async () => {
+    const token = () => sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
+    const response = await fetch(`${h.runtime.url}/admin?embedded=1&shop=${SHOP}&host=abc&id_token=${token()}`);
     expect(response.status).toBe(200);
     const page = await response.text();
     expect(page).toContain(held.name);
     expect(page).not.toContain(otherHeld.name);
     expect(page).not.toContain('Connect the store');
+    expect(page).toContain('<script src="/admin/assets/embedded.js" defer></script>');
     expect(response.headers.get('content-security-policy')).toContain(`frame-ancestors https://${SHOP} https://admin.shopify.com`);
+    expect(response.headers.get('content-security-policy')).toContain("script-src 'self' https://cdn.shopify.com");
     expect(response.headers.get('set-cookie')).toBeNull();
 
-    // The session travels in the links; it opens the shop's own order and nothing of another shop.
-    const carried = /href="\/admin\/problems\?s=([^"]+)"/.exec(page)![1]!;
-    const own = await fetch(`${h.runtime.url}${heldPath}?s=${carried}`);
+    // Links keep the admin's parameters and no secret; followed without a fresh token they go through the bounce page,
+    // where App Bridge gets one and reloads the same address.
+    const problemsLink = /href="(\/admin\/problems\?[^"]+)"/.exec(page)![1]!.replaceAll('&#38;', '&');
+    expect(new URLSearchParams(problemsLink.split('?')[1]).toString()).toBe(`shop=${SHOP}&host=abc&embedded=1`);
+    expect(page).not.toMatch(/[?&]s=|name="_s"/);
+    const bare = await fetch(`${h.runtime.url}${problemsLink}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(bare.status).toBe(302);
+    const bounce = new URL(bare.headers.get('location')!, h.runtime.url);
+    expect(bounce.pathname).toBe('/auth/session-token');
+    expect(bounce.searchParams.get('shopify-reload')).toBe(problemsLink);
+    const bouncePage = await fetch(bounce);
+    expect(bouncePage.status).toBe(200);
+    expect(await bouncePage.text()).toContain('<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>');
+
+    // With a token the shop's own order opens; another shop's order and the operators' dashboard do not.
+    const own = await fetch(`${h.runtime.url}${heldPath}?embedded=1&shop=${SHOP}&id_token=${token()}`);
     expect(own.status).toBe(200);
     const ownPage = await own.text();
     expect(ownPage).toContain('Resubmit with current mapping');
-    expect((await fetch(`${h.runtime.url}${otherPath}?s=${carried}`)).status).toBe(404);
-    expect((await fetch(`${h.runtime.url}/admin/queues?s=${carried}`)).status).toBe(403);
+    expect((await fetch(`${h.runtime.url}${otherPath}?id_token=${token()}`)).status).toBe(404);
+    expect((await fetch(`${h.runtime.url}/admin/queues?id_token=${token()}`)).status).toBe(403);
 
-    // Its forms work with the carried session and CSRF token (no cookie), and only for its shop.
+    // Its forms are sent by the page's script with App Bridge's bearer token and answered with where to go next.
     const other = (await h.runtime.store.get(OTHER_SHOP, otherHeld.admin_graphql_api_id))!;
-    const refused = await fetch(`${h.runtime.url}${otherPath}/retry`, {
-      method: 'POST',
-      body: new URLSearchParams({ _s: carried, _csrf: csrfOf(ownPage), version: String(other.version) }),
-      redirect: 'manual',
-    });
+    const bearer = (body: Record<string, string>, path: string) =>
+      fetch(`${h.runtime.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, accept: 'application/json' }, body: new URLSearchParams(body), redirect: 'manual' });
+    const refused = await bearer({ version: String(other.version) }, `${otherPath}/retry`);
     expect(refused.status).toBe(404);
-    const noCsrf = await fetch(`${h.runtime.url}${heldPath}/retry`, { method: 'POST', body: new URLSearchParams({ _s: carried }), redirect: 'manual' });
-    expect(noCsrf.status).toBe(403);
-    const preview = await fetch(`${h.runtime.url}/admin/mappings/preview`, {
-      method: 'POST',
-      body: new URLSearchParams({ _s: carried, _csrf: csrfOf(ownPage), orderId: orderTail(held.admin_graphql_api_id) }),
-    });
+    expect(await refused.json()).toEqual({ error: expect.stringContaining('no such page or order') });
+    // The page's CSRF token, or a token in the URL, is not enough: an embedded form needs the bearer token.
+    const noBearer = await fetch(`${h.runtime.url}${heldPath}/retry?id_token=${token()}`, { method: 'POST', body: new URLSearchParams({ _csrf: csrfOf(ownPage) }), redirect: 'manual' });
+    expect(noBearer.status).toBe(403);
+    const current = (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))!;
+    const done = await bearer({ version: String(current.version) }, `${heldPath}/retry`);
+    expect(done.status).toBe(200);
+    const { location } = (await done.json()) as { location: string };
+    expect(location).toMatch(new RegExp(`^${heldPath}\\?flash=[^&]+&shop=${SHOP.replaceAll('.', '\\.')}&embedded=1$`));
+    const shown = await (await fetch(`${h.runtime.url}${location}&id_token=${token()}`)).text();
+    expect(shown).toMatch(/<s-banner tone="(success|warning|critical)">/);
+    const preview = await bearer({ orderId: orderTail(held.admin_graphql_api_id) }, '/admin/mappings/preview');
     expect(preview.status).toBe(200);
     expect(await preview.text()).toContain('MUG-1');
   });
@@ -181,13 +200,15 @@ describe('admin access', () => {
       expect(response.status).toBe(401);
       expect(await response.text()).not.toContain(held.name);
     }
-    // A carried session edited to another shop no longer verifies.
-    const token = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
-    const page = await (await fetch(`${h.runtime.url}/admin?id_token=${token}`)).text();
-    const carried = /href="\/admin\/problems\?s=([^"]+)"/.exec(page)![1]!;
-    const [payload, mac] = decodeURIComponent(carried).split('.');
-    const edited = Buffer.from(Buffer.from(payload!, 'base64url').toString().replace(SHOP, OTHER_SHOP)).toString('base64url');
-    expect((await fetch(`${h.runtime.url}/admin?s=${encodeURIComponent(`${edited}.${mac}`)}`, { redirect: 'manual' })).status).toBe(401);
+    // An expired token on an embedded page load goes to the bounce for a fresh one; a forged one never does.
+    const expired = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key', expSeconds: -120 });
+    const reload = await fetch(`${h.runtime.url}/admin?embedded=1&shop=${SHOP}&id_token=${expired}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(reload.status).toBe(302);
+    expect(new URL(reload.headers.get('location')!, h.runtime.url).searchParams.get('shopify-reload')).toBe(`/admin?embedded=1&shop=${SHOP}`);
+    const forged = await fetch(`${h.runtime.url}/admin?embedded=1&shop=${SHOP}&id_token=${tokens[0]}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(forged.status).toBe(401);
+    // The bounce is for a store's admin only: no shop, or not a store domain, is the login page.
+    expect((await fetch(`${h.runtime.url}/admin?embedded=1&shop=evil.example`, { headers: { accept: 'text/html' }, redirect: 'manual' })).headers.get('location')).toBe('/admin/login');
   });
 
   it('previews a pasted body with everything from it escaped, and lets an operator dismiss an unreadable postback', async () => {
@@ -210,8 +231,7 @@ describe('admin access', () => {
     const embedded = sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
     const shopPage = await (await fetch(`${h.runtime.url}/admin/problems?id_token=${embedded}`)).text();
     expect(shopPage).not.toContain('not an event');
-    const carried = /href="\/admin\?s=([^"]+)"/.exec(shopPage)![1]!;
-    const byShop = await fetch(`${h.runtime.url}${action}`, { method: 'POST', body: new URLSearchParams({ _s: decodeURIComponent(carried), _csrf: csrfOf(shopPage) }), redirect: 'manual' });
+    const byShop = await fetch(`${h.runtime.url}${action}`, { method: 'POST', headers: { authorization: `Bearer ${sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' })}` }, redirect: 'manual' });
     expect(byShop.status).toBe(403);
     const dismissed = await admin.post(action, { _csrf: csrfOf(problems) });
     expect(dismissed.status).toBe(303);

@@ -18,7 +18,11 @@ const SHOTS = join(process.cwd(), 'test-results');
 const APP_BRIDGE_STUB = `
 window.__cdn = (window.__cdn || []).concat('app-bridge');
 const apiKey = document.querySelector('meta[name="shopify-api-key"]')?.content;
-window.shopify = { config: { apiKey }, idToken: async () => window.__sessionToken };
+// A fresh session token each time, as App Bridge gets one from the admin (here from the test).
+window.shopify = { config: { apiKey }, idToken: async () => (await fetch('https://cdn.shopify.com/shopifycloud/test-token')).text() };
+// The bounce page: App Bridge reloads the shopify-reload address with a fresh id_token.
+const reload = new URLSearchParams(location.search).get('shopify-reload');
+if (reload) shopify.idToken().then((token) => { const url = new URL(reload, location.href); url.searchParams.set('id_token', token); location.replace(url.href); });
 customElements.define('s-app-nav', class extends HTMLElement {
   connectedCallback() {
     // The children are parsed after the element connects: build once the document is read.
@@ -26,7 +30,7 @@ customElements.define('s-app-nav', class extends HTMLElement {
     else this.build();
   }
   build() {
-    // The admin draws the app's navigation in its own sidebar; here it becomes a nav of links to click.
+    // The admin draws the app's navigation in its own sidebar and loads the link's address in the frame (no token).
     const nav = document.createElement('nav');
     nav.setAttribute('aria-label', 'App navigation');
     for (const link of this.querySelectorAll('s-link')) {
@@ -49,13 +53,41 @@ customElements.define('s-page', class extends HTMLElement {
     this.prepend(h);
   }
 });
-for (const name of ['s-link', 's-banner', 's-badge', 's-section', 's-button', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
+// Form fields are form-associated, as Polaris's are: their value goes with the form.
+const field = (multiline, type) => class extends HTMLElement {
+  static formAssociated = true;
+  constructor() { super(); this.internals = this.attachInternals(); }
+  connectedCallback() {
+    if (this.input) return;
+    const label = document.createElement('label');
+    label.textContent = this.getAttribute('label');
+    this.input = document.createElement(multiline ? 'textarea' : 'input');
+    if (!multiline) this.input.type = type;
+    this.input.value = this.getAttribute('value') || '';
+    this.input.setAttribute('aria-label', this.getAttribute('label'));
+    this.input.addEventListener('input', () => this.internals.setFormValue(this.input.value));
+    this.internals.setFormValue(this.input.value);
+    this.append(label, this.input);
+  }
+};
+customElements.define('s-text-field', field(false, 'text'));
+customElements.define('s-search-field', field(false, 'search'));
+customElements.define('s-date-field', field(false, 'date'));
+customElements.define('s-text-area', field(true));
+customElements.define('s-button', class extends HTMLElement {
+  connectedCallback() {
+    this.setAttribute('role', this.hasAttribute('href') ? 'link' : 'button');
+    this.addEventListener('click', () => { if (this.getAttribute('type') === 'submit') this.closest('form')?.requestSubmit(); });
+  }
+});
+for (const name of ['s-link', 's-banner', 's-badge', 's-section', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
 
 describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
   let h: Harness;
   let browser: Browser;
   let page: Page;
   const order = orderBody([{ sku: 'PRINT-EMBED' }]);
+  const requests: { method: string; url: string; authorization?: string }[] = [];
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -69,7 +101,13 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     // Shopify's CDN, served by the test; any other outside request fails the test.
     await page.route('https://cdn.shopify.com/shopifycloud/app-bridge.js', (route) => route.fulfill({ contentType: 'text/javascript', body: APP_BRIDGE_STUB }));
     await page.route('https://cdn.shopify.com/shopifycloud/polaris.js', (route) => route.fulfill({ contentType: 'text/javascript', body: POLARIS_STUB }));
+    await page.route('https://cdn.shopify.com/shopifycloud/test-token', (route) =>
+      route.fulfill({ contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' }, body: signSessionToken({ apiKey: 'test-key', apiSecret: SHOPIFY_SECRET }, SHOP) }),
+    );
     await page.route((url) => !url.href.startsWith(h.runtime.url!) && !url.href.startsWith('https://cdn.shopify.com/shopifycloud/'), (route) => route.abort());
+    page.on('request', (request) => {
+      if (request.url().startsWith(h.runtime.url!)) requests.push({ method: request.method(), url: request.url(), authorization: request.headers().authorization });
+    });
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
@@ -92,15 +130,54 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     expect(await page.locator('s-badge').first().innerText()).toBe('submitted');
     await page.screenshot({ path: join(SHOTS, 'embedded-orders.png'), fullPage: true });
 
+    // The admin's navigation loads the address without a token: the bounce page gets a fresh one and reloads.
     await nav.getByRole('link', { name: 'Problems' }).click();
     await page.getByRole('heading', { name: 'Problems', exact: true }).waitFor();
+    expect(requests.some((r) => new URL(r.url).pathname === '/auth/session-token')).toBe(true);
+    expect(new URL(page.url()).searchParams.get('id_token')).toBeTruthy();
     await nav.getByRole('link', { name: 'Customer data' }).click();
     await page.getByRole('heading', { name: 'Customer data', exact: true }).waitFor();
     await page.screenshot({ path: join(SHOTS, 'embedded-privacy.png'), fullPage: true });
+
+    // The search is a Polaris search field in a GET form; the script sends it with a fresh token.
     await nav.getByRole('link', { name: 'Orders' }).click();
+    await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
+    await page.getByLabel('Order, sourceOrderId or print _id').fill('no-such-order');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL((url) => url.searchParams.get('q') === 'no-such-order');
+    expect(await page.locator('s-table s-table-row').count()).toBe(0);
+    await page.getByLabel('Order, sourceOrderId or print _id').fill(order.name);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL((url) => url.searchParams.get('q') === order.name);
+
+    // A link of the page: the script adds a fresh token (no bounce).
+    const bounces = requests.filter((r) => new URL(r.url).pathname === '/auth/session-token').length;
     await page.getByRole('link', { name: order.name, exact: true }).click();
     await page.getByRole('heading', { name: `Order ${order.name}` }).waitFor();
+    expect(requests.filter((r) => new URL(r.url).pathname === '/auth/session-token').length).toBe(bounces);
     expect(await page.locator('main').innerText()).toMatch(/submitted/);
     await page.screenshot({ path: join(SHOTS, 'embedded-order.png'), fullPage: true });
+
+    // An action: a Polaris button in a POST form, sent with App Bridge's bearer token; the answer says where to go.
+    await page.getByRole('button', { name: 'Cancel order' }).click();
+    await page.locator('s-banner[tone]').first().waitFor();
+    const post = requests.find((r) => r.method === 'POST' && r.url.includes('/cancel'))!;
+    expect(post.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(new URL(post.url).searchParams.has('id_token')).toBe(false);
+    await waitFor(async () => Boolean((await h.runtime.store.get(SHOP, order.admin_graphql_api_id))?.cancelRequested), { what: 'the cancellation requested from the page' });
+    expect((await h.runtime.store.history(SHOP, order.admin_graphql_api_id)).some((e) => e.source === 'operator' && (e.detail ?? '').startsWith(`${SHOP} user`))).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'embedded-order-cancelled.png'), fullPage: true });
+
+    // A form whose answer is a page: the mapping preview replaces the page's content.
+    await nav.getByRole('link', { name: 'Mappings' }).click();
+    await page.getByRole('heading', { name: 'Mappings', exact: true }).waitFor();
+    await page.getByLabel('Shopify order id').fill(order.admin_graphql_api_id);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.locator('#preview-result').waitFor();
+    expect(await page.locator('#preview-result').innerText()).toContain('PRINT-EMBED');
+    await page.screenshot({ path: join(SHOTS, 'embedded-preview.png'), fullPage: true });
+
+    // Nothing of the app's own travelled in a URL: no signed session parameter anywhere.
+    expect(requests.filter((r) => /[?&](s|_s)=/.test(r.url))).toEqual([]);
   });
 });

@@ -70,6 +70,17 @@ describe('an order read through GraphQL in its webhook shape', () => {
     expect(parsed.ok && parsed.order).toMatchObject({ id: '5500000000000000001', line_items: [{ id: '14000000000000000003' }, { id: '14000000000000000005' }] });
   });
 
+  it('reads an order with more line items than one page, every line in order', async () => {
+    const lines = Array.from({ length: 230 }, (_, i) => ({
+      id: 15000000000000000000 + i, admin_graphql_api_id: `gid://shopify/LineItem/${15000000000000000000n + BigInt(i)}`, sku: `SKU-${i}`, title: `Item ${i}`,
+      name: `Item ${i}`, vendor: 'Acme', quantity: 1, current_quantity: 1, requires_shipping: true, gift_card: false, price: '1.00', properties: [],
+    }));
+    standIn.seedOrder(SHOP, { ...(parseJsonLossless(SEEDED) as object), id: 5500000000000000009, admin_graphql_api_id: 'gid://shopify/Order/5500000000000000009', name: '#2009', line_items: lines });
+    const read = parseJsonLossless((await api().getOrderAsWebhookBody('gid://shopify/Order/5500000000000000009'))!) as { line_items: { sku: string }[] };
+    expect(read.line_items.map((l) => l.sku)).toEqual(lines.map((l) => l.sku));
+    expect(standIn.requests().filter((r) => r.shop === SHOP && typeof r.variables?.after === 'string')).toHaveLength(2);
+  });
+
   it('says undefined for an order Shopify does not have, and fails typed otherwise', async () => {
     expect(await api().getOrderAsWebhookBody('gid://shopify/Order/424242')).toBeUndefined();
     await expect(api('wrong').getOrderAsWebhookBody('gid://shopify/Order/424242')).rejects.toBeInstanceOf(ShopifyUnauthorizedError);
