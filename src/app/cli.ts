@@ -11,6 +11,7 @@ import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopifyAdminClients } from './shopify-effects.js';
 import { openAppDatabase } from '../db/open.js';
 import { startRuntime } from './runtime.js';
+import { registerShopSetupCommands } from './shops-cli.js';
 
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
 export function registerAppCommands(program: Command): void {
@@ -50,9 +51,8 @@ export function registerAppCommands(program: Command): void {
       });
   }
 
-  program
-    .command('shops')
-    .description('stores that use a custom app instead of OAuth')
+  const shops = program.command('shops').description("stores: custom-app tokens, each store's own print account, postback URL and mode");
+  shops
     .command('add')
     .description("registers a store with a custom app's Admin API access token")
     .argument('<domain>', 'the store, e.g. acme.myshopify.com (or just acme)')
@@ -98,4 +98,5 @@ export function registerAppCommands(program: Command): void {
       }
       process.stdout.write(`Registered ${shop}: print-bridge will use this token for its Admin API calls.\n`);
     });
+  registerShopSetupCommands(program, shops);
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { OrderStore } from '../bridge/order-store.js';
-import type { PrintServicePort } from '../bridge/ports.js';
+import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../bridge/reconcile.js';
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
@@ -29,7 +29,7 @@ export interface MaintenanceDeps {
   config: Pick<Config, 'RETENTION_DAYS' | 'RECONCILE_SILENT_MINUTES' | 'RECONCILE_LOOKBACK_HOURS' | 'RECONCILE_LOST_MIN_AGE_MINUTES' | 'RECONCILE_EVERY_MINUTES' | 'SHOPIFY_API_VERSION'>;
   store: OrderStore;
   queues: Queues;
-  printService: Pick<PrintServicePort, 'findBySourceId'>;
+  printAccounts: Pick<PrintAccountsPort, 'forOrder'>;
   adminClients: ShopifyAdminClients;
   sessions: ShopSessions;
   redis: Redis;
@@ -58,7 +58,7 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
         // Orders waiting for a store connection or a mapping are released by those events; this catches a lost one.
         await enqueueReexamine(deps.queues.orders, '*', 'periodic check', false);
         const checked = await reconcileSilentOrders(
-          { store: deps.store, printService: deps.printService, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
+          { store: deps.store, printAccounts: deps.printAccounts, enqueueEvent: (job) => enqueuePrintEvent(deps.queues.events, job), clock: deps.clock, logger },
           { silentForMs },
         );
         deps.metrics?.reconciled.inc({ outcome: 'checked' }, checked.checked);

@@ -13,6 +13,11 @@ import { Metrics } from '../metrics.js';
 import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
+import { PrintAccounts } from '../shops/print-accounts.js';
+import { ShopSettingsStore } from '../shops/settings-store.js';
+import { StoreMappingSync } from '../shops/mapping-sync.js';
+import type { SetupDeps } from '../shops/setup.js';
+import { shopSetupDeps } from './shop-setup.js';
 import { createQueues, enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
@@ -63,6 +68,12 @@ export interface Runtime {
   queues: Queues;
   registry: MappingRegistry;
   sessions: ShopSessions;
+  /** Stores' own print set-up (accounts, mode, postback tokens, mapping versions). */
+  shopSettings: ShopSettingsStore;
+  printAccounts: PrintAccounts;
+  mappingSync: StoreMappingSync;
+  /** The set-up use cases as the app's pages call them (src/shops/setup.ts). */
+  setup: SetupDeps;
   deps: BridgeDeps;
   metrics: Metrics;
   workers?: Workers;
@@ -124,16 +135,29 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (!registry.ready()) logger.error({ dir: config.MAPPINGS_DIR }, 'no usable mapping file: orders will be held until one loads');
 
   const metrics = new Metrics();
-  const printService = new PrintServiceClient({
-    ...printApiSettings(config),
-    onRetry: ({ operation, attempt, delayMs, error }) =>
+  const clientHooks = {
+    connectTimeoutMs: config.PRINT_API_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: config.PRINT_API_TIMEOUT_MS,
+    onRetry: ({ operation, attempt, delayMs, error }: { operation: string; attempt: number; delayMs: number; error: Error }) =>
       logger.warn({ operation, attempt, delayMs, err: error }, 'print service call retried'),
-    onCall: ({ operation, status, durationMs }) => {
+    onCall: ({ operation, status, durationMs }: { operation: string; status: string; durationMs: number }) => {
       metrics.printCalls.inc({ operation, status });
       metrics.printLatency.observe({ operation }, durationMs / 1000);
     },
+  };
+  // The operator's account (PRINT_API_*) serves every store without one of its own.
+  const printService = new PrintServiceClient({ ...printApiSettings(config), ...clientHooks });
+  const shopSettings = new ShopSettingsStore(database, config.ENCRYPTION_KEY ?? []);
+  const printAccounts = new PrintAccounts({
+    settings: shopSettings,
+    envClient: printService,
+    createClient: (account) =>
+      new PrintServiceClient({ baseUrl: account.baseUrl, ordersUrl: account.ordersUrl ?? account.baseUrl, token: account.token, secret: account.secret, sourceAccount: account.sourceAccount, ...clientHooks }),
   });
   const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
+  // Stores' own mapping versions (saved in the app or pushed): served by this process's registry, kept current.
+  const mappingSync = new StoreMappingSync({ settings: shopSettings, registry, logger: logger.child({ component: 'mappings' }) });
+  await mappingSync.start().catch((error: Error) => logger.error({ err: error }, "could not read the stores' mapping versions at start; retrying every 2 s"));
 
   const workerSide = workerRedis ?? requestRedis;
   const store = new OrderStore({ database, redis: workerSide, prefix });
@@ -141,7 +165,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const deps: BridgeDeps = {
     store,
     mapping: registryMappingPort(registry),
-    printService,
+    printAccounts,
+    shopSettings,
     shopify: adminApiEffects(adminClients),
     scheduler: new QueueScheduler(queues),
     sessions,
@@ -150,6 +175,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock: () => new Date(),
   };
   releaseWaitingOrders({ registry, sessions, queue: queues.orders, logger });
+  const setup = shopSetupDeps({
+    config,
+    settings: shopSettings,
+    orders: queues.orders,
+    registry,
+    refreshMappings: () => mappingSync.refresh(),
+    invalidate: (shop) => printAccounts.invalidate(shop),
+  });
 
   metrics.onScrape(async () => {
     const counts = await store.countByStatus(ORDER_STATUSES);
@@ -222,7 +255,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
               actions: {
                 store: requestStore,
                 mapping: deps.mapping,
-                printService,
+                printAccounts,
                 scheduler: new QueueScheduler(webQueues),
                 connections: deps.connections,
                 failedJobs,
@@ -259,6 +292,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         express.use(
           createPostbackRouter({
             tokens: config.POSTBACK_TOKEN ?? [],
+            shopOfToken: (token) => shopSettings.shopOfPostbackToken(token),
             basicAuth: config.POSTBACK_BASIC_AUTH,
             enqueue: (job) => enqueuePrintEvent(webQueues.events, job),
             keepUnreadable: (entry) => requestStore.keepUnreadablePostback(entry),
@@ -278,7 +312,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Nothing else holds the process open then: a port in use must end `start` with its message, not hang it.
       registry.close();
       liveness.close();
-      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close()]);
+      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close(), printAccounts.close()]);
       if (ownsDatabase) await database.close().catch(() => undefined);
       requestRedis.disconnect();
       workerRedis?.disconnect();
@@ -324,11 +358,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         tracking: registryTrackingLookup(registry),
         notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
         holdRecheckMs: config.SHOPIFY_HOLD_RECHECK_SECONDS * 1000,
-        // Every store is on the env print account today; per-store accounts (issue 16) choose the client by shop here.
-        confirm: config.PRINT_CONFIRM_EVENTS ? printEventConfirmer((_shop, sourceOrderId) => printService.getBySourceId(sourceOrderId)) : undefined,
+        // Read at the account the order was sent with.
+        confirm: config.PRINT_CONFIRM_EVENTS ? printEventConfirmer(async (order, sourceOrderId) => (await printAccounts.forOrder(order.shop, order.printAccount)).getBySourceId(sourceOrderId)) : undefined,
       },
       printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
-      maintenance: maintenanceRunner({ config, store, queues, printService, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),
+      maintenance: maintenanceRunner({ config, store, queues, printAccounts, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),
     });
     await scheduleMaintenance(queues, config);
     // Mappings may have been added, or stores connected, while no worker ran.
@@ -345,6 +379,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     queues,
     registry,
     sessions,
+    shopSettings,
+    printAccounts,
+    mappingSync,
+    setup,
     deps,
     metrics,
     workers,
@@ -356,9 +394,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           await new Promise<void>((resolve) => server!.close(() => resolve()));
         }
         await workers?.close();
+        mappingSync.close();
         registry.close();
         liveness.close();
-        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close()]);
+        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close(), printAccounts.close()]);
         if (ownsDatabase) await database.close().catch(() => undefined);
         requestRedis.disconnect();
         workerRedis?.disconnect();

@@ -43,7 +43,7 @@ export async function amendShipping(deps: BridgeDeps, shop: string, orderId: str
   for (const shipment of link.shipments.length ? link.shipments : [{ index: 0 }]) {
     const shipTo = mapped.order.orderData.shipments[shipment.index]?.shipTo ?? mapped.order.orderData.shipments[0]!.shipTo;
     try {
-      await deps.printService.updateShipping(link.sourceOrderId, shipment.index, { shipTo });
+      await (await deps.printAccounts.forOrder(link.shop, link.printAccount)).updateShipping(link.sourceOrderId, shipment.index, { shipTo });
       amended.push(shipment.index);
     } catch (error) {
       if (error instanceof PrintServiceBadRequestError || error instanceof PrintServiceNotFoundError) {

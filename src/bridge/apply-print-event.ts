@@ -50,6 +50,8 @@ export interface ApplyPrintEventDeps {
 
 export type ApplyPrintEventOutcome =
   | { kind: 'unknown-order'; reference: string }
+  /** The order belongs to another store than the postback token's (or to a store on its own account). */
+  | { kind: 'out-of-scope'; reference: string }
   | { kind: 'status'; status: OrderStatus; moved: boolean }
   | { kind: 'fulfilled'; shipmentIndex: number; fulfillmentId: string; adopted: boolean; shortfalls: Shortfall[] }
   | { kind: 'tracking-updated'; shipmentIndex: number; fulfillmentId: string }
@@ -70,13 +72,23 @@ export class PrintEventMismatchError extends Error {
 
 const DUPLICATE_SUBMISSION = /duplicate|already exists/i;
 
-export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEvent): Promise<ApplyPrintEventOutcome> {
+/**
+ * `scope` is the store whose postback token delivered the event: it acts on that store's orders only. Without it (the
+ * operator-wide token) it acts only on orders sent with the operator's account. An event outside its scope changes
+ * nothing and is not retried; the order it names is not told (one store must not be able to write in another's history).
+ */
+export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEvent, scope?: string): Promise<ApplyPrintEventOutcome> {
   const link = await findLink(deps.store, event);
   if (!link) return { kind: 'unknown-order', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
   const log = deps.logger.child({ shop: link.shop, orderId: link.orderId, event: event.kind, sourceOrderId: link.sourceOrderId });
+  const outside = scope ? link.shop !== scope : (link.printAccount ?? 'env') !== 'env';
+  if (outside) {
+    log.warn({ deliveredFor: scope ?? 'the operator-wide token' }, 'postback for an order outside its token\'s store refused; nothing changed');
+    return { kind: 'out-of-scope', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
+  }
 
   if (deps.confirm && (event.kind === 'shipped' || event.kind === 'cancelled') && link.sourceOrderId) {
-    const confirmation = await deps.confirm(link.shop, link.sourceOrderId, event);
+    const confirmation = await deps.confirm(link, link.sourceOrderId, event);
     if (!confirmation.confirmed) return unconfirmed(deps, link, event, confirmation.reason, log);
   }
 

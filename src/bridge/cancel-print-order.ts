@@ -28,7 +28,7 @@ export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: 
   if (!link.sourceOrderId) return { kind: 'refused', reason: 'no sourceOrderId recorded' };
 
   try {
-    await deps.printService.cancel(link.sourceOrderId);
+    await (await deps.printAccounts.forOrder(link.shop, link.printAccount)).cancel(link.sourceOrderId);
   } catch (error) {
     if (isServiceError(error, 'OrderAlreadyCancelled')) {
       await markCancelled(deps, shop, orderId, 'the print service already had it cancelled');

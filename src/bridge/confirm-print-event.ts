@@ -1,6 +1,7 @@
 import { PrintServiceNotFoundError } from '../print-service/errors.js';
 import type { PrintEvent } from '../print-service/postback.js';
 import { printStatusWord, type OrderRecord } from '../print-service/schema.js';
+import type { OrderLink } from '../orders/model.js';
 
 /**
  * Whoever holds a postback token can claim an order shipped (Shopify e-mails the customer the tracking) or cancelled.
@@ -12,16 +13,19 @@ import { printStatusWord, type OrderRecord } from '../print-service/schema.js';
 
 export type Confirmation = { confirmed: true } | { confirmed: false; reason: string };
 
-/** Reads an order at the print service account that serves `shop` (today every store is on the env account). */
-export type ReadPrintOrder = (shop: string, sourceOrderId: string) => Promise<OrderRecord>;
+/** The order the event is about: its store, and the print account it went out with. */
+export type EventOrder = Pick<OrderLink, 'shop' | 'printAccount'>;
 
-export type ConfirmPrintEvent = (shop: string, sourceOrderId: string, event: PrintEvent) => Promise<Confirmation>;
+/** Reads an order at the print-service account the order was sent with. */
+export type ReadPrintOrder = (order: EventOrder, sourceOrderId: string) => Promise<OrderRecord>;
+
+export type ConfirmPrintEvent = (order: EventOrder, sourceOrderId: string, event: PrintEvent) => Promise<Confirmation>;
 
 export function printEventConfirmer(read: ReadPrintOrder): ConfirmPrintEvent {
-  return async (shop, sourceOrderId, event) => {
+  return async (order, sourceOrderId, event) => {
     let record: OrderRecord;
     try {
-      record = await read(shop, sourceOrderId);
+      record = await read(order, sourceOrderId);
     } catch (error) {
       if (error instanceof PrintServiceNotFoundError) return { confirmed: false, reason: `the print service has no order ${sourceOrderId}` };
       throw error;

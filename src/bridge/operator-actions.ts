@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { printStatusWord } from '../print-service/schema.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import type { OrderLink, OrderStore } from './order-store.js';
-import type { ConnectionsPort, MappingPort, PrintServicePort, Scheduler } from './ports.js';
+import type { ConnectionsPort, MappingPort, Scheduler } from './ports.js';
+import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import { canMove } from './status.js';
 import { hasProblem, reexamineOrder, storeNotConnectedProblem, WAIT_KINDS } from './waiting-orders.js';
 
@@ -16,7 +17,7 @@ import { hasProblem, reexamineOrder, storeNotConnectedProblem, WAIT_KINDS } from
 export interface OperatorActionDeps {
   store: Pick<OrderStore, 'get' | 'update' | 'note' | 'getOrderBody' | 'history' | 'listOfShop' | 'listQuietSince'>;
   mapping: MappingPort;
-  printService: Pick<PrintServicePort, 'findBySourceId'>;
+  printAccounts: Pick<PrintAccountsPort, 'forOrder' | 'setupOf'>;
   scheduler: Pick<Scheduler, 'submit' | 'cancel' | 'syncShopify'>;
   /** Whether the app can act for the store in Shopify; nothing of a store it cannot is sent. */
   connections: ConnectionsPort;
@@ -121,7 +122,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
   // A mapping whose sourceOrderId template changed would look for the order under its new id only, and create it a
   // second time while the printer still holds it under the old one.
   if (current.sourceOrderId && current.sourceOrderId !== sourceOrderId && (current.submitAttempts > 0 || current.printOrderId)) {
-    const previous = await deps.printService.findBySourceId(current.sourceOrderId);
+    const previous = await (await deps.printAccounts.forOrder(current.shop, current.printAccount)).findBySourceId(current.sourceOrderId);
     if (previous && printStatusWord(previous.status) !== 'submissionerror') {
       return refuse(
         deps,
@@ -132,7 +133,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
     }
   }
   if (current.submitAttempts > 0 || current.printOrderId) {
-    const existing = await deps.printService.findBySourceId(sourceOrderId);
+    const existing = await (await deps.printAccounts.forOrder(current.shop, current.printAccount)).findBySourceId(sourceOrderId);
     const status = printStatusWord(existing?.status);
     if (!existing) {
       freshCreate = true;
@@ -239,7 +240,7 @@ export async function cancelOrderByOperator(deps: OperatorActionDeps, input: Ope
   }
   let nothingAtPrinter = false;
   if (current.status === 'error' && current.sourceOrderId) {
-    const existing = await deps.printService.findBySourceId(current.sourceOrderId);
+    const existing = await (await deps.printAccounts.forOrder(current.shop, current.printAccount)).findBySourceId(current.sourceOrderId);
     nothingAtPrinter = !existing || printStatusWord(existing.status) === 'submissionerror';
   }
   const at = deps.clock().toISOString();

@@ -4,6 +4,7 @@ import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, T
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { OrderStore, ShipmentLineItem } from './order-store.js';
+import type { PrintAccountsPort } from '../shops/print-accounts.js';
 
 /**
  * What the use cases need from the outside, as narrow interfaces: tests pass in-memory fakes, the app passes the
@@ -114,12 +115,15 @@ export interface SessionsPort {
 export interface BridgeDeps {
   store: OrderStore;
   mapping: MappingPort;
-  printService: PrintServicePort;
+  /** Which print-service account (and mode) serves each store, and the client an order already sent uses. */
+  printAccounts: PrintAccountsPort;
   shopify: ShopifyEffects;
   scheduler: Scheduler;
   sessions: SessionsPort;
   /** Orders of a store that is not connected are never sent to the printer (DESIGN section 9). */
   connections: ConnectionsPort;
+  /** Stores' own print set-up, removed by shop/redact. */
+  shopSettings?: { redactShop(shop: string): Promise<void> };
   logger: Logger;
   clock: () => Date;
 }

@@ -4,7 +4,7 @@ import { printEventHash } from '../print-service/postback.js';
 import { type OrderRecord, printStatusWord } from '../print-service/schema.js';
 import type { PrintEventJob } from '../queue/queues.js';
 import type { OrderLink, OrderStore } from './order-store.js';
-import type { PrintServicePort } from './ports.js';
+import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import type { OrderStatus } from './status.js';
 
 /**
@@ -18,7 +18,7 @@ const PAGE = 500;
 
 export interface ReconcileDeps {
   store: OrderStore;
-  printService: Pick<PrintServicePort, 'findBySourceId'>;
+  printAccounts: Pick<PrintAccountsPort, 'forOrder'>;
   enqueueEvent: (job: PrintEventJob) => Promise<void>;
   clock: () => Date;
   logger: Logger;
@@ -50,11 +50,12 @@ export async function reconcileSilentOrders(
     for (const link of links) {
       if (!link.sourceOrderId) continue;
       outcome.checked += 1;
-      const record = await deps.printService.findBySourceId(link.sourceOrderId);
+      const record = await (await deps.printAccounts.forOrder(link.shop, link.printAccount)).findBySourceId(link.sourceOrderId);
       const events = record ? eventsFromRecord(record, link) : [];
       if (!record) outcome.missing.push(link.sourceOrderId);
       for (const event of events) {
-        await deps.enqueueEvent({ event, receivedAt: now.toISOString(), hash: printEventHash(event), repairs: [] });
+        // Read from the order's own account: it may act on this store's orders only.
+        await deps.enqueueEvent({ event, receivedAt: now.toISOString(), hash: printEventHash(event), repairs: [], shop: link.shop });
       }
       outcome.events += events.length;
       await deps.store.update(link.shop, link.orderId, (current) =>

@@ -9,7 +9,10 @@ import { shippingAddressHash } from './handle-webhook.js';
 import type { OrderLink, Problem } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from './status.js';
-import { noMappingProblem, storeNotConnectedProblem, WAIT_KINDS } from './waiting-orders.js';
+import { noMappingProblem, noPrintAccountProblem, storeNotConnectedProblem, testModeProblem, WAIT_KINDS } from './waiting-orders.js';
+import type { PrintSetup } from '../shops/print-accounts.js';
+import type { PrintServicePort } from './ports.js';
+import type { PrintOrder } from '../print-service/schema.js';
 
 export type SubmitShopifyOutcome =
   | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
@@ -57,10 +60,13 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
 
   // A create that may have been sent is settled whatever changed since; anything else is sent only for a store the
   // app can act for (DESIGN section 9) and under a mapping that serves it.
+  let setup: PrintSetup | undefined;
   if (link.status !== 'submitting') {
     const at = deps.clock().toISOString();
     if (!(await deps.connections.isConnected(shop))) return recordWait(deps, link, storeNotConnectedProblem(shop, at), false);
     if (!deps.mapping.settingsFor(shop)) return recordWait(deps, link, noMappingProblem(shop, at), true);
+    setup = await deps.printAccounts.setupOf(shop);
+    if (setup.account === 'none') return recordWait(deps, link, noPrintAccountProblem(shop, at), true);
   }
 
   const stored = await deps.store.getOrderBody(shop, orderId);
@@ -82,7 +88,8 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     await recordProblems(deps, link, 'held', 'mapping', mapped.problems);
     throw new MappingProblemsError(orderName, mapped.problems);
   }
-  const order = mapped.order;
+  // The store's account names its printer: it wins over the mapping's destination (the account decides where it may send).
+  const order = setup && setup.account !== 'none' && setup.destination ? { ...mapped.order, destination: { ...mapped.order.destination, name: setup.destination } } : mapped.order;
   const sourceOrderId = order.orderData.sourceOrderId;
   if (!sourceOrderId) {
     const problems = [{ subject: 'order.sourceOrderId', message: 'rendered empty; every order needs a sourceOrderId' }];
@@ -104,9 +111,11 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     throw new MappingProblemsError(orderName, problems);
   }
 
-  if (settings?.validate && link.status !== 'submitting') {
+  if (setup && setup.account !== 'none' && setup.mode === 'test') return testRun(deps, link, setup.service, order, orderName);
+
+  if (settings?.validate && setup && setup.account !== 'none') {
     try {
-      await deps.printService.validate(order);
+      await setup.service.validate(order);
     } catch (error) {
       if (error instanceof PrintServiceBadRequestError) {
         const problems = error.serviceError.validations?.length
@@ -132,6 +141,8 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         submitAttempts: current.submitAttempts + 1,
         shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),
         sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
+        // The account of this first attempt stays the order's: a retry, a cancel and the reconciliation use it.
+        printAccount: current.status === 'submitting' ? current.printAccount : setup && setup.account !== 'none' ? setup.account : current.printAccount,
         problems: clearProblems(current, (p) => ofKind('mapping', 'validation', 'source-order-id')(p) || isWaitKind(p.kind)).problems,
       },
       history:
@@ -153,7 +164,8 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   let printOrderId: string;
   let reconciled = false;
   try {
-    const outcome = await submitOrder(deps.printService, order, { reconcileFirst });
+    const service = await deps.printAccounts.forOrder(shop, submitting.printAccount);
+    const outcome = await submitOrder(service, order, { reconcileFirst });
     if (outcome.kind === 'created') {
       printOrderId = outcome.acknowledgement._id;
     } else {
@@ -203,7 +215,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
  * order is cancelled here and the print service never hears of it.
  */
 async function settleCancelledSubmission(deps: BridgeDeps, link: OrderLink, sourceOrderId: string, orderName: string): Promise<SubmitShopifyOutcome> {
-  const existing = link.submitAttempts > 1 ? await deps.printService.findBySourceId(sourceOrderId) : null;
+  const existing = link.submitAttempts > 1 ? await (await deps.printAccounts.forOrder(link.shop, link.printAccount)).findBySourceId(sourceOrderId) : null;
   const live = existing && printStatusWord(existing.status) !== 'submissionerror' ? existing : null;
   if (!live) {
     await deps.store.update(link.shop, link.orderId, (current) =>
@@ -275,7 +287,7 @@ export async function recordProblems(
 }
 
 function isWaitKind(kind: string): boolean {
-  return kind === WAIT_KINDS.storeNotConnected || kind === WAIT_KINDS.noMapping;
+  return (Object.values(WAIT_KINDS) as string[]).includes(kind);
 }
 
 /**
@@ -325,4 +337,44 @@ export function isFullyFulfilled(order: OrderWebhook): boolean {
   const lines = order.line_items as (OrderWebhook['line_items'][number] & { fulfillable_quantity?: unknown })[];
   if ((order as { fulfillment_status?: unknown }).fulfillment_status === 'fulfilled') return true;
   return lines.length > 0 && lines.every((l) => l.fulfillable_quantity === 0);
+}
+
+/**
+ * Test mode: the mapped order is validated at the print service (never created), and the order waits with what would
+ * have been sent and the service's verdict, until the store goes live. Run again, it records the newest verdict.
+ */
+async function testRun(deps: BridgeDeps, link: OrderLink, service: PrintServicePort, order: PrintOrder, orderName: string): Promise<SubmitShopifyOutcome> {
+  let problems: { subject?: string; message: string }[] = [];
+  try {
+    await service.validate(order);
+  } catch (error) {
+    if (!(error instanceof PrintServiceBadRequestError)) throw error;
+    problems = error.serviceError.validations?.length
+      ? error.serviceError.validations.map((v) => ({ subject: v.path, message: v.message }))
+      : [{ message: error.serviceError.message }];
+  }
+  const at = deps.clock().toISOString();
+  const valid = problems.length === 0;
+  const wait = testModeProblem(link.shop, at, valid);
+  const validation = problems.map((p) => ({ kind: 'validation', subject: p.subject, message: p.message, at }));
+  await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current || isSubmittedStatus(current.status) || current.status === 'cancelled' || current.status === 'submitting' || current.status === 'not-printed') return undefined;
+    const { link: next, moved } = moveTo(current, 'waiting', at);
+    return {
+      link: { ...replaceProblems(next, ofKind(WAIT_KINDS.testMode, 'validation', 'mapping'), [wait, ...validation]), testRun: { at, valid, order, problems: problems.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)) } },
+      history: [
+        {
+          event: valid ? 'test mode: valid, not sent' : 'test mode: refused by the print service, not sent',
+          source: 'worker',
+          status: moved ? 'waiting' : undefined,
+          detail: valid
+            ? `the print service validated ${order.orderData.sourceOrderId ?? orderName}; nothing was created`
+            : problems.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)).join('; '),
+        },
+      ],
+    };
+  });
+  if (valid) await deps.printAccounts.recordTestValidated?.(link.shop);
+  deps.logger.info({ shop: link.shop, orderId: link.orderId, valid }, 'test mode: order validated at the print service, nothing created');
+  return { kind: 'waiting', reason: WAIT_KINDS.testMode };
 }

@@ -4,6 +4,7 @@ import { parseJsonLossless } from '../shopify/json.js';
 import type { HistoryEntry, OrderLink, OrderStore, Problem } from './order-store.js';
 import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings } from './ports.js';
 import type { OrderStatus } from './status.js';
+import type { PrintAccountsPort, PrintSetup } from '../shops/print-accounts.js';
 
 /**
  * Orders kept back by something outside them that ends by itself, and the use case that looks at them again when
@@ -19,10 +20,14 @@ import type { OrderStatus } from './status.js';
 export const WAIT_KINDS = {
   storeNotConnected: 'store-not-connected',
   noMapping: 'no-mapping',
+  /** Neither an account of the store's own nor the operator's (PRINT_API_*) is configured. */
+  noPrintAccount: 'no-print-account',
+  /** The store is in test mode: mapped and validated at the print service, never created, until it goes live. */
+  testMode: 'test-mode',
 } as const;
 
 /** Problems a release clears: the submit job that follows reports afresh whatever still holds. */
-const RELEASED_KINDS = new Set<string>([WAIT_KINDS.storeNotConnected, WAIT_KINDS.noMapping, 'mapping', 'source-order-id']);
+const RELEASED_KINDS = new Set<string>([WAIT_KINDS.storeNotConnected, WAIT_KINDS.noMapping, WAIT_KINDS.noPrintAccount, WAIT_KINDS.testMode, 'mapping', 'source-order-id']);
 
 /** Order topics that can be a mapping's submit topic. */
 export const SUBMIT_TOPICS = ['orders/create', 'orders/paid'] as const;
@@ -39,6 +44,22 @@ export function noMappingProblem(shop: string, at: string): Problem {
   return {
     kind: WAIT_KINDS.noMapping,
     message: `no mapping file serves ${shop}. Add its domain to a file's shops (or add a "*" file), or fix the file meant for it if the Mappings page lists problems in it (a file that never loaded serves no store): the order is then mapped and sent by itself.`,
+    at,
+  };
+}
+
+export function noPrintAccountProblem(shop: string, at: string): Problem {
+  return {
+    kind: WAIT_KINDS.noPrintAccount,
+    message: `no print-service account serves ${shop}: connect the store's account in the app's Settings (or print-bridge shops print-account ${shop} ...), or configure the operator's (PRINT_API_*). The order then goes out by itself.`,
+    at,
+  };
+}
+
+export function testModeProblem(shop: string, at: string, valid: boolean): Problem {
+  return {
+    kind: WAIT_KINDS.testMode,
+    message: `${shop} is in test mode: the order was mapped and ${valid ? 'the print service found it valid' : 'checked by the print service (see its problems)'}, and nothing was created. It goes out by itself, once, when the store goes live (Settings → Go live, or print-bridge shops mode ${shop} live).`,
     at,
   };
 }
@@ -72,6 +93,7 @@ export interface ReexamineDeps {
   store: Pick<OrderStore, 'get' | 'update' | 'history' | 'getOrderBody' | 'listOfShop' | 'listQuietSince'>;
   mapping: MappingPort;
   connections: ConnectionsPort;
+  printAccounts: Pick<PrintAccountsPort, 'setupOf'>;
   scheduler: Pick<Scheduler, 'submit' | 'syncShopify'>;
   logger: Logger;
   clock: () => Date;
@@ -110,6 +132,14 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
   const blockedByStore = hasProblem(link, WAIT_KINDS.storeNotConnected);
   if (link.status === 'waiting') {
     if (blockedByStore && !connected) return { kind: 'waiting', message: `${name} waits until ${link.shop} is connected.` };
+    // Set-up waits went through a submit job: once the set-up is done (an account, live) the order is due now. A test
+    // order is run again when the mapping changed, so what the page shows is what the new mapping would send.
+    if (hasProblem(link, WAIT_KINDS.noPrintAccount) || hasProblem(link, WAIT_KINDS.testMode)) {
+      const setup = await context.setup(link.shop);
+      if (setup.account === 'none') return { kind: 'waiting', message: `${name} waits for a print-service account for ${link.shop}.` };
+      if (setup.mode === 'test' && !(options.remap && hasProblem(link, WAIT_KINDS.testMode))) return { kind: 'waiting', message: `${name} is a test-mode order of ${link.shop}; it goes out when the store goes live.` };
+      if (settings) return release(deps, link, options.cause, setup.mode === 'test' ? 'the mapping changed; checking it again in test mode' : `${link.shop} is live with a print account`);
+    }
     if (!settings) {
       if (!hasProblem(link, WAIT_KINDS.noMapping)) return moveToWaiting(deps, link, noMappingProblem(link.shop, deps.clock().toISOString()), options.cause);
       return { kind: 'waiting', message: `${name} waits for a mapping that serves ${link.shop}.` };
@@ -172,7 +202,16 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
 /** Settings and connection per shop, read once per run. */
 export class ShopConditions {
   private readonly connections = new Map<string, Promise<boolean>>();
-  constructor(private readonly deps: Pick<ReexamineDeps, 'mapping' | 'connections'>) {}
+  private readonly setups = new Map<string, Promise<PrintSetup>>();
+  constructor(private readonly deps: Pick<ReexamineDeps, 'mapping' | 'connections' | 'printAccounts'>) {}
+  setup(shop: string): Promise<PrintSetup> {
+    let known = this.setups.get(shop);
+    if (!known) {
+      known = this.deps.printAccounts.setupOf(shop);
+      this.setups.set(shop, known);
+    }
+    return known;
+  }
   settings(shop: string): SubmitSettings | undefined {
     return this.deps.mapping.settingsFor(shop);
   }

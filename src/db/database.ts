@@ -24,6 +24,8 @@ export interface Database {
   readonly schema: string;
   /** Rows of a raw statement (both drivers answer `{ rows }`). */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Runs statements in one transaction (committed when `work` resolves, rolled back when it throws). */
+  transaction<T>(work: (tx: Pick<Database, 'rows'>) => Promise<T>): Promise<T>;
   /** Applies the migrations not applied yet; safe to call from several processes at once. */
   migrate(): Promise<{ applied: number }>;
   close(): Promise<void>;
@@ -98,13 +100,22 @@ async function openPostgres(url: string, schemaName: string, max: number): Promi
 }
 
 /** What both engines share: the drizzle handle and raw statements answered as `{ rows }` by both drivers. */
-function handle(db: Db, kind: Database['kind'], schemaName: string): Pick<Database, 'db' | 'kind' | 'schema' | 'rows'> {
+function handle(db: Db, kind: Database['kind'], schemaName: string): Pick<Database, 'db' | 'kind' | 'schema' | 'rows' | 'transaction'> {
   return {
     db,
     kind,
     schema: schemaName,
     async rows<T extends Record<string, unknown>>(query: SQL) {
       return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+    },
+    transaction(work) {
+      return db.transaction((tx) =>
+        work({
+          async rows<T extends Record<string, unknown>>(query: SQL) {
+            return ((await tx.execute(query)) as unknown as { rows: T[] }).rows;
+          },
+        }),
+      );
     },
   };
 }

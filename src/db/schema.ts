@@ -119,3 +119,52 @@ export const unreadablePostbacks = pgTable(
   },
   (t) => [index('unreadable_postbacks_received_idx').on(t.receivedAt.desc())],
 );
+
+/**
+ * A store's own print set-up (issue 16; DESIGN section 2): its print-service account (the secret encrypted, in
+ * `print_account.secret`), test or live mode, the current mapping version, and the onboarding facts. No row, or no
+ * account in it: the store uses the operator's account from the environment, live, and the mapping files.
+ */
+export const shopSettings = pgTable('shop_settings', {
+  shop: text('shop').primaryKey(),
+  /** `test`: orders are mapped and validated at the print service, never created; `live`: created. */
+  mode: text('mode').notNull().default('live'),
+  printAccount: jsonb('print_account').$type<Record<string, unknown>>(),
+  /** The last "Test connection" (or the check before saving an account): `{ok, message, at}`. */
+  accountCheck: jsonb('account_check').$type<Record<string, unknown>>(),
+  /** The first order of the store that the print service validated in test mode (the checklist's last item). */
+  testValidatedAt: at('test_validated_at'),
+  /** The store's current mapping version; null: the mapping files serve it. */
+  mappingVersion: integer('mapping_version'),
+  /** Bumped on every change: print-account clients cached by other processes are rebuilt when it moves. */
+  revision: integer('revision').notNull().default(1),
+  updatedAt: at('updated_at').notNull().defaultNow(),
+});
+
+/** Per-store postback tokens: looked up by their SHA-256; the token itself kept encrypted to show the URL again. */
+export const postbackTokens = pgTable(
+  'postback_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    shop: text('shop').notNull(),
+    token: text('token').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+    /** Set on rotation: the old token keeps working until then (24 h). */
+    expiresAt: at('expires_at'),
+  },
+  (t) => [index('postback_tokens_shop_idx').on(t.shop)],
+);
+
+/** Every saved version of a store's own mapping (YAML, as written), with who saved it and why. */
+export const mappingVersions = pgTable(
+  'mapping_versions',
+  {
+    shop: text('shop').notNull(),
+    version: integer('version').notNull(),
+    yaml: text('yaml').notNull(),
+    note: text('note'),
+    author: text('author').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.shop, t.version] })],
+);

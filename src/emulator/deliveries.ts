@@ -80,8 +80,11 @@ export class DeliveryService {
   /** Renders the event for each matching trigger now and queues its delivery. */
   emit(event: EventName, orderId: string, context: object): void {
     if (this.closed) return;
+    // Triggers belong to an account at the print service: one set up for another account does not fire.
+    const account = (context as { sourceAccountName?: unknown }).sourceAccountName;
     for (const trigger of this.triggers) {
       if (trigger.event !== event) continue;
+      if (trigger.account !== undefined && trigger.account !== account) continue;
       const record: DeliveryRecord = {
         id: this.nextId++,
         trigger: trigger.index,

@@ -22,6 +22,8 @@ export const triggerSchema = z.object({
     .string()
     .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'must be an http(s) URL'),
   template: z.string(),
+  /** Fire for this requester account's orders only (its `name`); without it, for every account's. */
+  account: z.string().min(1).optional(),
   headers: z
     .record(z.string(), z.string())
     .superRefine((headers, ctx) => {
@@ -38,6 +40,8 @@ export interface Trigger {
   index: number;
   event: EventName;
   url: string;
+  /** The requester account whose orders fire it; undefined: every account's. */
+  account?: string;
   headers: Record<string, string>;
   template: Template[];
 }
@@ -60,6 +64,7 @@ export function parseTriggers(input: unknown, source = 'triggers'): Trigger[] {
         index,
         event: t.event,
         url: t.url,
+        ...(t.account ? { account: t.account } : {}),
         headers: t.headers ?? {},
         template: triggerLiquid.parse(t.template),
       });

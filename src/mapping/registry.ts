@@ -46,6 +46,8 @@ export interface MappingRegistryOptions {
 
 export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   private readonly states = new Map<string, FileState>();
+  /** Stores' own mappings (saved in the app): each serves its store before any file does. */
+  private readonly storeMappings = new Map<string, { version: number; mapping: LoadedMapping }>();
   private watcher: FSWatcher | undefined;
   private poller: NodeJS.Timeout | undefined;
   private debounce: NodeJS.Timeout | undefined;
@@ -102,9 +104,32 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
     return this.options.mapOptions ?? {};
   }
 
-  /** The mapping for a store: its own file, else the "*" file; undefined when none can serve it. */
+  /** The mapping for a store: its own saved version, else its own file, else the "*" file; undefined when none serves it. */
   forShop(shopDomain: string): LoadedMapping | undefined {
-    return selectMapping(this.mappings(), shopDomain);
+    return this.storeMappings.get(shopDomain.trim().toLowerCase())?.mapping ?? selectMapping(this.mappings(), shopDomain);
+  }
+
+  /** Stores served by a version of their own, with the version. */
+  storeVersions(): Map<string, number> {
+    return new Map([...this.storeMappings].map(([shop, s]) => [shop, s.version]));
+  }
+
+  /** The version of the store's own mapping in use, if it has one. */
+  storeVersion(shop: string): number | undefined {
+    return this.storeMappings.get(shop)?.version;
+  }
+
+  /**
+   * Serves a store with its own saved version (already checked when it was saved), or with the files again
+   * (`undefined`). Emits `change` for the store, which looks again at its waiting and held orders.
+   */
+  setStoreMapping(shop: string, current: { version: number; mapping: LoadedMapping } | undefined): void {
+    const before = this.storeMappings.get(shop);
+    if (before?.version === current?.version) return;
+    if (current) this.storeMappings.set(shop, current);
+    else this.storeMappings.delete(shop);
+    this.logger.info({ shop, version: current?.version }, current ? "store's own mapping version in use" : 'store served by the mapping files again');
+    this.emit('change', { files: [current?.mapping.file ?? before?.mapping.file ?? shop], problems: this.problems(), shops: [shop] });
   }
 
   /** Maps an order with the store's mapping; no mapping for the store is a `no-mapping` problem. */
@@ -140,9 +165,9 @@ export class MappingRegistry extends EventEmitter<{ change: [RegistryChange] }> 
     return this.mappings().flatMap((m) => [...m.warnings]);
   }
 
-  /** True once at least one file serves some store (readiness). */
+  /** True once at least one file (or a store's own version) serves some store (readiness). */
   ready(): boolean {
-    return this.mappings().length > 0;
+    return this.mappings().length > 0 || this.storeMappings.size > 0;
   }
 
   private schedule(): void {

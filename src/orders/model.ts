@@ -86,6 +86,13 @@ export interface OrderLink {
   reconciledAt?: string;
   /** Fingerprint of the shipping address the printer has, to notice a change after submission. */
   sentShipToHash?: string;
+  /**
+   * The print-service account the order was (or is being) sent with: its later calls use the same one, whatever the
+   * store's account is by then. Absent on orders from before stores had their own: the operator's (`env`).
+   */
+  printAccount?: 'env' | 'own';
+  /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
+  testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];
   shipments: ShipmentLink[];
   createdAt: string;

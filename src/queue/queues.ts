@@ -45,6 +45,11 @@ export const printEventJobSchema = z.object({
   hash: z.string(),
   /** What the parser repaired to read the body (docs/triggers.md), for the history. */
   repairs: z.array(z.string()).default([]),
+  /**
+   * The store whose postback token delivered it (or whose order the reconciliation read it for): the event may act on
+   * that store's orders only. Absent: the operator-wide POSTBACK_TOKEN, which acts only on stores on the env account.
+   */
+  shop: z.string().optional(),
 });
 export type PrintEventJob = z.infer<typeof printEventJobSchema>;
 
@@ -143,7 +148,9 @@ export function submitJobId(shop: string, orderId: string, generation = 0): stri
  * is idempotent.
  */
 export async function enqueuePrintEvent(queue: Queue<PrintEventJob>, job: PrintEventJob): Promise<void> {
-  const queued = await queue.add(job.event.kind, job, { jobId: printEventJobId(job.hash) });
+  // The scope is part of the id: one store's token delivering an event first cannot make another's delivery of the
+  // same event a duplicate.
+  const queued = await queue.add(job.event.kind, job, { jobId: printEventJobId(job.shop ? `${job.hash}.${job.shop}` : job.hash) });
   if ((await queued.getState()) === 'failed') await retryFailedJob(queued);
 }
 

@@ -229,7 +229,7 @@ function createPrintEventWorker(deps: ApplyPrintEventDeps, common: CommonWorkerS
     async (job: Job, token?: string) => {
       const data = printEventJobSchema.parse(job.data);
       const logger = deps.logger.child({ jobId: job.id, event: data.event.kind, sourceOrderId: data.event.sourceOrderId, printOrderId: data.event.printOrderId });
-      const apply = () => runWithRetrySemantics(() => applyPrintEvent({ ...deps, logger }, data.event));
+      const apply = () => runWithRetrySemantics(() => applyPrintEvent({ ...deps, logger }, data.event, data.shop));
       // Every event writes to the store in Shopify (fulfillments, tags, the status metafield): each takes the store's turn.
       const outcome = fairness ? await fairness.run(job, token, await shopOfPrintEvent(deps.store, data.event), apply) : await apply();
       if (outcome.kind === 'unknown-order') {

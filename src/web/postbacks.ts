@@ -9,8 +9,10 @@ import type { PrintEventJob } from '../queue/queues.js';
 export interface PostbackRouteDeps {
   /** POSTBACK_TOKEN as a list: every one is accepted, so a new token can be rolled out before the old is removed. */
   tokens: readonly string[];
-  /** POSTBACK_BASIC_AUTH (`user:password`): when set, triggers must send it too. */
+  /** POSTBACK_BASIC_AUTH (`user:password`): when set, triggers on the operator-wide token must send it too. */
   basicAuth?: string;
+  /** The store a per-store postback token belongs to (while valid); its events act on that store's orders only. */
+  shopOfToken?: (token: string) => Promise<string | undefined>;
   /** Resolves once the job is durably in Redis (`enqueuePrintEvent(queues.events, job)`). */
   enqueue: (job: PrintEventJob) => Promise<unknown>;
   /** Keeps a body that could not be understood (`store.keepUnreadablePostback`). */
@@ -43,17 +45,32 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
 
   router.post('/postbacks/:token', async (req: Request, res: Response) => {
     const log = deps.logger.child({ route: 'postbacks' });
-    const given = digest(String(req.params.token ?? ''));
+    const raw = String(req.params.token ?? '');
+    const given = digest(raw);
     // Every token is compared, whichever matches, so the time taken does not tell which one is close.
     let known = false;
     for (const t of tokens) known = timingSafeEqual(t, given) || known;
-    if (!known) {
+    // A store's own token is looked up by its hash (src/shops/settings-store.ts).
+    let shop: string | undefined;
+    if (!known && deps.shopOfToken) {
+      try {
+        shop = await deps.shopOfToken(raw);
+      } catch (error) {
+        deps.onReceived?.('unknown', 'unavailable');
+        log.error({ err: error }, 'could not look up a postback token');
+        res.status(503).json({ ok: false, error: 'cannot check the postback token now; try again' });
+        return;
+      }
+    }
+    if (!known && !shop) {
       deps.onReceived?.('unknown', 'unauthorized');
       log.warn({ ip: req.ip }, 'postback with an unknown token refused');
       res.status(401).json({ ok: false, error: 'unknown postback token' });
       return;
     }
-    if (basic && !basicAuthMatches(req.get('authorization'), basic)) {
+    // The operator's basic auth guards the operator-wide token; a store's token is its own secret (its merchant sets
+    // up the triggers and must not be handed the operator's credentials).
+    if (!shop && basic && !basicAuthMatches(req.get('authorization'), basic)) {
       deps.onReceived?.('unknown', 'unauthorized');
       log.warn({ ip: req.ip }, 'postback without the right basic auth refused');
       res.set('www-authenticate', 'Basic realm="print-bridge postbacks"').status(401).json({ ok: false, error: 'basic auth required' });
@@ -66,7 +83,7 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
     const parsed = parsePostback(body);
     if (!parsed.ok) {
       try {
-        await deps.keepUnreadable({ receivedAt, headers: safeHeaders(req.headers), body, error: parsed.error });
+        await deps.keepUnreadable({ receivedAt, headers: { ...safeHeaders(req.headers), ...(shop ? { 'x-print-bridge-store': shop } : {}) }, body, error: parsed.error });
       } catch (error) {
         deps.onReceived?.('unknown', 'unavailable');
         log.error({ err: error }, 'could not keep an unreadable postback');
@@ -81,7 +98,7 @@ export function createPostbackRouter(deps: PostbackRouteDeps): Router {
 
     const hash = printEventHash(parsed.event);
     try {
-      await deps.enqueue({ event: parsed.event, receivedAt, hash, repairs: parsed.repairs });
+      await deps.enqueue({ event: parsed.event, receivedAt, hash, repairs: parsed.repairs, ...(shop ? { shop } : {}) });
     } catch (error) {
       deps.onReceived?.(parsed.event.kind, 'unavailable');
       log.error({ err: error }, 'could not queue a postback');

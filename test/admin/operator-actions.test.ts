@@ -1,11 +1,11 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { cancelOrderByOperator, type FailedJob, type OperatorActionDeps, resubmitOrder, retryOrder } from '../../src/bridge/operator-actions.js';
 import { type OrderLink, OrderStore } from '../../src/bridge/order-store.js';
-import type { MapOutcome } from '../../src/bridge/ports.js';
+import type { MapOutcome, PrintServicePort } from '../../src/bridge/ports.js';
 import type { OrderStatus } from '../../src/bridge/status.js';
 import { silentLogger } from '../../src/logger.js';
 import type { OrderRecord, PrintOrder } from '../../src/print-service/schema.js';
-import { FakeScheduler } from '../helpers/bridge-fakes.js';
+import { FakePrintAccounts, FakeScheduler } from '../helpers/bridge-fakes.js';
 import { testBackends } from '../helpers/backends.js';
 
 /** The operator actions' semantics against a real order store and fake printer, mapping and queues. */
@@ -32,7 +32,7 @@ describe('operator actions', () => {
     deps = {
       store,
       mapping: { settingsFor: () => ({ on: 'orders/paid', holdMinutes: 0, validate: false }), map: () => mapped },
-      printService: { findBySourceId: async (id: string) => printer.get(id) },
+      printAccounts: new FakePrintAccounts({ findBySourceId: async (id: string) => printer.get(id) } as unknown as PrintServicePort),
       scheduler,
       connections: { isConnected: async () => true },
       failedJobs: { forOrder: async () => failed },

@@ -5,6 +5,8 @@ import type { Database } from '../../src/db/database.js';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import type { BridgeDeps, MapOutcome, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
 import { silentLogger } from '../../src/logger.js';
+import type { PrintAccountsPort, PrintSetup } from '../../src/shops/print-accounts.js';
+import type { PrintMode } from '../../src/shops/model.js';
 import { syncOrderToShopify } from '../../src/bridge/shopify-sync.js';
 import type { Redis } from 'ioredis';
 import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
@@ -194,6 +196,27 @@ export class FakeMapping implements MappingPort {
   }
 }
 
+/**
+ * Which account and mode serve each store: by default every store is on the operator's account (the fake print
+ * service), live. A test puts a store in test mode, or takes its account away.
+ */
+export class FakePrintAccounts implements PrintAccountsPort {
+  readonly modes = new Map<string, PrintMode>();
+  readonly withoutAccount = new Set<string>();
+  readonly validated: string[] = [];
+  constructor(readonly service: PrintServicePort) {}
+  async setupOf(shop: string): Promise<PrintSetup> {
+    const mode = this.modes.get(shop) ?? 'live';
+    return this.withoutAccount.has(shop) ? { account: 'none', mode } : { account: 'env', mode, service: this.service };
+  }
+  async forOrder(): Promise<PrintServicePort> {
+    return this.service;
+  }
+  async recordTestValidated(shop: string): Promise<void> {
+    this.validated.push(shop);
+  }
+}
+
 export class FakeConnections {
   disconnected = new Set<string>();
   async isConnected(shop: string) {
@@ -202,10 +225,11 @@ export class FakeConnections {
 }
 
 export function fakeDeps(redis: Redis, prefix: string, database: Database) {
+  const printService = new FakePrintService();
   const deps = {
     store: new OrderStore({ database, redis, prefix }),
     mapping: new FakeMapping(),
-    printService: new FakePrintService(),
+    printAccounts: new FakePrintAccounts(printService),
     shopify: new FakeShopify(),
     scheduler: new FakeScheduler(),
     sessions: { deleted: [] as string[], async deleteShopSessions(shop: string) { this.deleted.push(shop); return 1; } },
@@ -214,7 +238,7 @@ export function fakeDeps(redis: Redis, prefix: string, database: Database) {
     logger: silentLogger,
     clock: () => new Date(),
   };
-  return deps satisfies BridgeDeps;
+  return { ...(deps satisfies BridgeDeps), printService };
 }
 
 let orderCounter = 1000;

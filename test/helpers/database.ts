@@ -63,6 +63,7 @@ export function lazyTestDatabase(label: string): { database: Database; schema: s
       throw new Error('lazyTestDatabase: use rows() (or testDatabase for the drizzle handle)');
     },
     rows: async (query) => (await opened).rows(query),
+    transaction: async (work) => (await opened).transaction(work),
     migrate: async () => (await opened).migrate(),
     close: async () => (await opened).close(),
   };

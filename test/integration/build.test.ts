@@ -39,7 +39,7 @@ describe('the production build', () => {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema },
     });
     expect(migrate.stderr).toBe('');
-    expect(migrate.stdout).toContain('1 migration(s) applied');
+    expect(migrate.stdout).toMatch(/[1-9]\d* migration\(s\) applied, the schema is current/);
   });
 
   it('needs only runtime dependencies: every package the compiled code imports is in dependencies, and tsx is not', () => {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../../src/bridge/reconcile.js';
 import { silentLogger } from '../../src/logger.js';
+import type { PrintServicePort } from '../../src/bridge/ports.js';
 import { testBackends } from '../helpers/backends.js';
 import { lazyTestDatabase } from '../helpers/database.js';
 
@@ -55,7 +56,7 @@ describe('reconcileSilentOrders', () => {
     }
     const asked: string[] = [];
     const outcome = await reconcileSilentOrders(
-      { store, printService: { findBySourceId: async (id) => (asked.push(id), undefined) }, enqueueEvent: async () => undefined, clock: () => now, logger: silentLogger },
+      { store, printAccounts: { forOrder: async () => ({ findBySourceId: async (id: string) => (asked.push(id), undefined) }) as unknown as PrintServicePort }, enqueueEvent: async () => undefined, clock: () => now, logger: silentLogger },
       { silentForMs: 30 * 60_000, limit: 2 },
     );
     expect(asked).toEqual(['p-5', 'p-6']);

@@ -1,0 +1,57 @@
+import type { Queue } from 'bullmq';
+import type { Config } from '../config.js';
+import type { MappingRegistry } from '../mapping/registry.js';
+import { PrintServiceClient } from '../print-service/client.js';
+import { enqueueReexamine, type OrderJob } from '../queue/queues.js';
+import type { PrintAccount } from '../shops/model.js';
+import { checkPrintAccount } from '../shops/print-accounts.js';
+import type { SetupDeps } from '../shops/setup.js';
+import type { ShopSettingsStore } from '../shops/settings-store.js';
+
+/**
+ * The set-up use cases' dependencies, for the app's pages (a running process: its registry and account cache are
+ * refreshed at once) and for the command line (a process of its own: the running app notices within seconds).
+ */
+export function shopSetupDeps(options: {
+  config: Pick<Config, 'APP_URL' | 'PRINT_API_CONNECT_TIMEOUT_MS'>;
+  settings: ShopSettingsStore;
+  orders: Queue<OrderJob>;
+  registry: Pick<MappingRegistry, 'forShop'>;
+  refreshMappings?: () => Promise<void>;
+  invalidate?: (shop: string) => void;
+  clock?: () => Date;
+}): SetupDeps {
+  const clock = options.clock ?? (() => new Date());
+  return {
+    settings: options.settings,
+    checkAccount: (account) => checkAccountOnce(account, options.config.PRINT_API_CONNECT_TIMEOUT_MS, clock),
+    invalidate: options.invalidate ?? (() => undefined),
+    refreshMappings: options.refreshMappings ?? (async () => undefined),
+    reexamine: async (shop, cause) => {
+      await enqueueReexamine(options.orders, shop, cause, true);
+    },
+    mappingServes: (shop) => options.registry.forShop(shop) !== undefined,
+    appUrl: options.config.APP_URL,
+    clock,
+  };
+}
+
+/** One signed call, no retries (a person waits for the answer), with a client made for the account and closed after. */
+export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date) {
+  const client = new PrintServiceClient({
+    baseUrl: account.baseUrl,
+    ordersUrl: account.ordersUrl ?? account.baseUrl,
+    token: account.token,
+    secret: account.secret,
+    sourceAccount: account.sourceAccount,
+    connectTimeoutMs,
+    responseTimeoutMs: 15_000,
+    retry: { maxAttempts: 1 },
+    connections: 1,
+  });
+  try {
+    return await checkPrintAccount(client, account, clock());
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import type { MappingRegistry } from '../mapping/registry.js';
+import { formatFileProblem } from '../mapping/errors.js';
+import { loadStoreMapping } from '../mapping/store-mapping.js';
+import type { ShopSettingsStore } from './settings-store.js';
+
+/**
+ * Keeps the mapping registry of this process serving each store's current saved version: at start, right after a
+ * save or rollback in this process (`refresh`), and within `pollMs` of one made by another process (a web process
+ * saves, the workers map). A version that no longer loads (a stricter check in a newer release) is logged and the
+ * files serve the store, as for a broken file.
+ */
+export class StoreMappingSync {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  /** Versions found not to load, told once. */
+  private readonly broken = new Set<string>();
+
+  constructor(
+    private readonly deps: {
+      settings: Pick<ShopSettingsStore, 'mappingPointers' | 'mappingVersion'>;
+      registry: Pick<MappingRegistry, 'storeVersions' | 'setStoreMapping'>;
+      logger: Logger;
+      pollMs?: number;
+    },
+  ) {}
+
+  async start(): Promise<void> {
+    await this.refresh();
+    const pollMs = this.deps.pollMs ?? 2_000;
+    if (pollMs > 0) {
+      this.timer = setInterval(() => {
+        void this.refresh().catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not read the stores' mapping versions; keeping those in use"));
+      }, pollMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Reads which version each store uses and loads the ones that changed. One run at a time. */
+  refresh(): Promise<void> {
+    this.running ??= this.sync().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async sync(): Promise<void> {
+    const pointers = await this.deps.settings.mappingPointers();
+    const inUse = this.deps.registry.storeVersions();
+    for (const [shop, version] of pointers) {
+      if (inUse.get(shop) === version) continue;
+      const stored = await this.deps.settings.mappingVersion(shop, version);
+      if (!stored) continue;
+      const loaded = loadStoreMapping(stored.yaml, shop, version);
+      if (!loaded.ok) {
+        if (this.broken.has(`${shop}@${version}`)) continue;
+        this.broken.add(`${shop}@${version}`);
+        this.deps.logger.error({ shop, version, problems: loaded.problems.map(formatFileProblem) }, "a store's saved mapping version does not load; the mapping files serve it");
+        this.deps.registry.setStoreMapping(shop, undefined);
+        continue;
+      }
+      this.deps.registry.setStoreMapping(shop, { version, mapping: loaded.mapping });
+    }
+    for (const shop of inUse.keys()) if (!pointers.has(shop)) this.deps.registry.setStoreMapping(shop, undefined);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A store's own print set-up (issue 16): which print-service account its orders go to, whether they are created
+ * (live) or only validated (test), and which mapping serves it. A store with nothing of its own is on the operator's
+ * account from the environment, live, served by the mapping files: the single-account set-up, unchanged.
+ */
+
+export type PrintMode = 'test' | 'live';
+
+/** A store's print-service account. `token` and `secret` are encrypted at rest and never shown again. */
+export interface PrintAccount {
+  baseUrl: string;
+  /** Where creates go (`{orders_url}`); defaults to baseUrl. */
+  ordersUrl?: string;
+  token: string;
+  secret: string;
+  /** Source account name, for the cancel path. */
+  sourceAccount: string;
+  /** Destination (printer) account name; the mapping's `destination` wins when it names one. */
+  destination?: string;
+  connectedAt: string;
+}
+
+/** What a page may see of an account. */
+export type PrintAccountView = Omit<PrintAccount, 'token' | 'secret'>;
+
+/** The answer to the last "Test connection", in plain words. */
+export interface AccountCheck {
+  ok: boolean;
+  message: string;
+  at: string;
+}
+
+export interface ShopSetup {
+  shop: string;
+  mode: PrintMode;
+  printAccount?: PrintAccountView;
+  accountCheck?: AccountCheck;
+  testValidatedAt?: string;
+  /** The store's current mapping version; undefined: the mapping files serve it. */
+  mappingVersion?: number;
+  /** Moves on every change (0: no row). */
+  revision: number;
+}
+
+export interface MappingVersion {
+  shop: string;
+  version: number;
+  yaml: string;
+  note?: string;
+  /** `operator`, or `<shop> user <id>` for a merchant in the app. */
+  author: string;
+  createdAt: string;
+}
+
+/** Which account an order went to the printer with: its later calls (cancel, confirm, reconcile) use the same. */
+export type AccountRef = 'env' | 'own';
