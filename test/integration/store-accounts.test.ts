@@ -180,7 +180,7 @@ describe('stores on print accounts of their own', () => {
         const l = await h.runtime.store.get(STORE_B, body.admin_graphql_api_id);
         return l?.printOrderId && l;
       }, { timeoutMs: 20_000, what: "store B's order created" });
-      return emulatorOrders(h.emulator, link.sourceOrderId!)[0]!.record.orderData.items[0]!.sku;
+      return (emulatorOrders(h.emulator, link.sourceOrderId!)[0]!.record.orderData as { items: { sku: string }[] }).items[0]!.sku;
     };
     expect(await pushMapping(h.runtime.setup, STORE_B, version('V1'), `${STORE_B} user 7`, 'first')).toEqual({ kind: 'saved', version: 1 });
     expect(await pushMapping(h.runtime.setup, STORE_B, version('V2'), `${STORE_B} user 7`)).toEqual({ kind: 'saved', version: 2 });
