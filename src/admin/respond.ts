@@ -24,15 +24,16 @@ export interface Responder {
   pageHeaders(res: Response, embeddedShop: string | undefined): void;
 }
 
-export function createResponder(deps: { signer: SessionSigner; apiKey?: string }): Responder {
+export function createResponder(deps: { signer: SessionSigner; apiKey?: string; setup?: boolean }): Responder {
   const { signer } = deps;
 
   function pageHeaders(res: Response, embeddedShop: string | undefined): void {
     // Embedded: App Bridge and Polaris come from Shopify's CDN (scripts, their styles and fonts), our one script from
-    // this origin, and App Bridge talks to this app and to the admin. Elsewhere no script at all.
+    // this origin, and App Bridge talks to this app and to the admin. Elsewhere only the app's own scripts (the mapping
+    // editor), never an inline one.
     const scripts = embeddedShop
       ? "script-src 'self' https://cdn.shopify.com; connect-src 'self' https://*.shopify.com; font-src https://cdn.shopify.com; style-src 'unsafe-inline' https://cdn.shopify.com"
-      : "script-src 'none'; style-src 'unsafe-inline'";
+      : "script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'";
     const frames = embeddedShop ? `frame-ancestors https://${embeddedShop} https://admin.shopify.com` : "frame-ancestors 'none'";
     res.set('Content-Security-Policy', `default-src 'none'; img-src 'self' data:; form-action 'self'; base-uri 'none'; ${scripts}; ${frames}`);
   }
@@ -66,6 +67,7 @@ export function createResponder(deps: { signer: SessionSigner; apiKey?: string }
         link: (path, query) => linkFor(viewer, path, query),
         formFields: html`<input type="hidden" name="_csrf" value="${signer.csrfToken(viewer.session)}">`,
         embedded: shop && deps.apiKey ? { apiKey: deps.apiKey } : undefined,
+        setup: deps.setup,
         flash: openFlash(req.query.flash),
       };
       pageHeaders(res, shop);

@@ -14,6 +14,9 @@ import type { AdminMappingPort } from './mappings.js';
 import { addMappingRoutes } from './mapping-routes.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPrivacyRoutes } from './privacy-routes.js';
+import { addEditorRoutes, type AdminEditorDeps } from './editor-routes.js';
+import { editorBundle } from './editor-bundle.js';
+import { addSettingsRoutes, type AdminShopSetup } from './settings-routes.js';
 import { createResponder, type Responder, sendHtml } from './respond.js';
 import { equalText, OPERATOR_SESSION_MS, SessionSigner } from './session.js';
 import { type LoginGuard, MemoryLoginGuard } from './login-guard.js';
@@ -62,6 +65,8 @@ export interface AdminDeps {
   loginGuard?: LoginGuard;
   /** Embedded access from Shopify admin; without it only operators get in. */
   embedded?: EmbeddedAuth;
+  /** Stores' own set-up: the Settings page and the mapping editor (issue 16); without it they are off. */
+  shopSetup?: AdminShopSetup & { editor: AdminEditorDeps };
   /** Whether the app holds an Admin API token for the shop (else the embedded page offers to connect it). */
   isShopConnected?: (shop: string) => Promise<boolean>;
   /** Secrets the session key derives from (ADMIN_TOKEN, SHOPIFY_API_SECRET). */
@@ -90,7 +95,7 @@ export function createAdminRouter(deps: AdminDeps): Router {
   const signer = new SessionSigner(deps.sessionSecrets.filter(Boolean), clock);
   const secureCookies = deps.appUrl?.startsWith('https:') ?? false;
   const appOrigin = deps.appUrl ? new URL(deps.appUrl).origin : undefined;
-  const respond = createResponder({ signer, apiKey: deps.embedded?.apiKey });
+  const respond = createResponder({ signer, apiKey: deps.embedded?.apiKey, setup: Boolean(deps.shopSetup) });
   // Guessing the token is slowed down per client address and overall (login-guard.ts; shared through Redis).
   const guard = deps.loginGuard ?? new MemoryLoginGuard(clock);
   const resolveViewer = createViewerResolver({ signer, guard, embedded: deps.embedded, cookie: (req) => cookieValue(req, SESSION_COOKIE), logger: deps.logger, clock });
@@ -117,6 +122,16 @@ export function createAdminRouter(deps: AdminDeps): Router {
     res.set({ 'Cache-Control': 'public, max-age=300', ETag: EMBEDDED_SCRIPT_ETAG });
     if (req.get('if-none-match') === EMBEDDED_SCRIPT_ETAG) return res.status(304).end();
     res.type('text/javascript').send(EMBEDDED_SCRIPT);
+  });
+
+  router.get('/admin/assets/editor.js', async (_req, res) => {
+    try {
+      const code = await editorBundle();
+      res.set('Cache-Control', 'public, max-age=300').type('text/javascript').send(code);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'the mapping editor bundle is not available');
+      res.status(503).type('text/plain').send('the mapping editor is not built: run npm run build');
+    }
   });
 
   // ---- operator login -------------------------------------------------------------------------------------------
@@ -187,6 +202,10 @@ export function createAdminRouter(deps: AdminDeps): Router {
   });
 
   addOrderRoutes(router, context);
+  if (deps.shopSetup) {
+    addSettingsRoutes(router, context, deps.shopSetup);
+    addEditorRoutes(router, context, deps.shopSetup, deps.shopSetup.editor);
+  }
   addMappingRoutes(router, context);
   addPrivacyRoutes(router, context);
 

@@ -53,7 +53,7 @@ button.critical{background:#c70a24;color:#fff;box-shadow:none}
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
 .actions form{margin:0}
 label{display:block;font-weight:550;margin:12px 0 4px}
-input[type=text],input[type=password],select,textarea{font:inherit;width:100%;max-width:100%;padding:6px 10px;border:1px solid #8a8a8a;border-radius:8px;background:#fdfdfd;color:#303030}
+input[type=text],input[type=password],input[type=url],select,textarea{font:inherit;width:100%;max-width:100%;padding:6px 10px;border:1px solid #8a8a8a;border-radius:8px;background:#fdfdfd;color:#303030}
 textarea{min-height:160px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 .banner{border-radius:12px;padding:12px 16px;margin-bottom:16px;background:#e0f0ff;color:#00527c}
 .banner.critical{background:#fed1d7;color:#8e0b21}
@@ -72,6 +72,17 @@ ul.problems li{margin:4px 0}
 .item:last-child{border-bottom:0}
 .item .head{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:6px}
 .login{max-width:400px;margin:64px auto}
+.diff .diff-add{background:#cdfee1;display:block}
+.diff .diff-del{background:#fed1d7;display:block}
+.diff .diff-same{display:block;color:#616161}
+ol.checklist{margin:0 0 12px;padding-left:20px}
+ol.checklist li{margin:8px 0}
+ol.checklist li[data-done=true] strong{color:#0c5132}
+label.inline{display:flex;gap:8px;align-items:flex-start;font-weight:400;margin:12px 0}
+label.inline input{margin-top:3px}
+.cm-editor{border:1px solid #8a8a8a;border-radius:8px;font-size:12px;max-height:70vh}
+.cm-editor .cm-scroller{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+#mapping-problems .problem{color:#8e0b21;margin:4px 0}
 @media (max-width:640px){
   main{padding:12px 8px}
   .card{padding:12px;border-radius:12px}

@@ -126,6 +126,19 @@ function tokenExpired(token: string, now: Date): boolean {
   }
 }
 
+/** The store a request is about: an embedded viewer's own, whatever it names; an operator's choice (a store domain). */
+export function storeOf(viewer: Viewer, named: unknown): string | undefined {
+  const scope = scopeOf(viewer);
+  if (scope) return scope;
+  const shop = typeof named === 'string' ? named.trim().toLowerCase() : '';
+  return isShopDomain(shop) ? shop : undefined;
+}
+
+/** The query that keeps an operator on the store they chose (an embedded viewer's store is implied). */
+export function shopQuery(viewer: Viewer, shop: string): Record<string, string | undefined> {
+  return scopeOf(viewer) ? {} : { shop };
+}
+
 /** The shop an embedded viewer is scoped to; undefined for an operator. */
 export function scopeOf(viewer: Viewer): string | undefined {
   return viewer.session.kind === 'shop' ? viewer.session.shop : undefined;

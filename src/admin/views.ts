@@ -14,6 +14,8 @@ export interface PageContext {
   formFields: Html;
   /** Embedded in Shopify admin: App Bridge may be loaded there. */
   embedded?: { apiKey: string };
+  /** Stores' own set-up is on (Settings and the mapping editor). */
+  setup?: boolean;
   flash?: { tone: 'success' | 'critical' | 'warning'; message: string };
 }
 
@@ -43,6 +45,8 @@ export const PROBLEM_HEADLINE: Record<string, string> = {
   fulfillment: 'The shipment could not be fulfilled in Shopify',
   'store-not-connected': 'Store not connected: nothing is sent to the printer until it is',
   'no-mapping': 'No mapping serves this store yet',
+  'no-print-account': 'No print account serves this store: nothing is sent until one does',
+  'test-mode': 'Test mode: checked by the print service, not created',
 };
 
 /**
@@ -58,6 +62,9 @@ export function waitLinks(ctx: PageContext, link: OrderLink): Html {
         }`
       : '',
     kinds.has('no-mapping') || kinds.has('mapping') ? linkButton(ctx, ctx.link('/admin/mappings'), 'Mappings and preview') : '',
+    (kinds.has('test-mode') || kinds.has('no-print-account')) && ctx.setup
+      ? linkButton(ctx, ctx.link('/admin/settings', ctx.viewer.kind === 'operator' ? { shop: link.shop } : {}), kinds.has('test-mode') ? 'Settings: go live' : 'Settings: connect a print account')
+      : '',
   ];
   return links.some(Boolean) ? html`<div class="actions" style="margin-top:8px">${links}</div>` : html``;
 }
@@ -86,7 +93,15 @@ export function linkButton(ctx: PageContext, href: string, label: string, extra 
 export function waitNote(link: Pick<OrderLink, 'status' | 'problems'>): Html {
   if (link.status !== 'waiting') return html``;
   const kinds = new Set(link.problems.map((p) => p.kind));
-  const what = kinds.has('store-not-connected') ? 'store not connected' : kinds.has('no-mapping') ? 'no mapping' : undefined;
+  const what = kinds.has('store-not-connected')
+    ? 'store not connected'
+    : kinds.has('no-mapping')
+      ? 'no mapping'
+      : kinds.has('test-mode')
+        ? 'test mode'
+        : kinds.has('no-print-account')
+          ? 'no print account'
+          : undefined;
   return what ? html` <span class="small muted">${what}</span>` : html``;
 }
 
@@ -95,8 +110,11 @@ export function layout(ctx: PageContext, title: string, current: string, body: H
     ['orders', 'Orders', '/admin'],
     ['problems', counts && counts.problems > 0 ? `Problems (${counts.problems})` : 'Problems', '/admin/problems'],
     ['mappings', 'Mappings', '/admin/mappings'],
+    ...(ctx.setup ? ([['editor', 'Edit mapping', '/admin/mappings/editor'], ['settings', 'Settings', '/admin/settings']] as [string, string, string][]) : []),
     ['privacy', 'Customer data', '/admin/privacy'],
   ];
+  // An operator edits a store's mapping from that store's settings.
+  if (ctx.viewer.kind === 'operator') nav.splice(nav.findIndex(([key]) => key === 'editor'), nav.some(([key]) => key === 'editor') ? 1 : 0);
   if (ctx.viewer.kind === 'operator') nav.push(['queues', 'Queues', '/admin/queues']);
   if (ctx.embedded) return embeddedLayout(ctx, ctx.embedded, title, nav, body);
   return html`<!doctype html>
@@ -111,7 +129,7 @@ export function layout(ctx: PageContext, title: string, current: string, body: H
 </header>
 <main>
 <h1>${title}</h1>
-${ctx.flash ? html`<div class="banner ${ctx.flash.tone}" role="status">${ctx.flash.message}</div>` : ''}
+${ctx.flash ? html`<div class="banner ${ctx.flash.tone}" role="status" id="flash">${ctx.flash.message}</div>` : ''}
 ${body}
 </main></body></html>`;
 }
@@ -136,7 +154,7 @@ function embeddedLayout(ctx: PageContext, embedded: { apiKey: string }, title: s
 ${nav.map(([key, label, path]) => html`<s-link href="${ctx.link(path)}"${key === 'orders' ? trusted(' rel="home"') : ''}>${label}</s-link>`)}
 </s-app-nav>
 <s-page heading="${title}">
-${ctx.flash ? html`<s-banner tone="${ctx.flash.tone}">${ctx.flash.message}</s-banner>` : ''}
+${ctx.flash ? html`<s-banner tone="${ctx.flash.tone}" id="flash">${ctx.flash.message}</s-banner>` : ''}
 <main>${body}</main>
 </s-page>
 </body></html>`;
@@ -319,6 +337,7 @@ ${data.allowed.resubmit || data.allowed.retry || data.allowed.cancel ? html`<h3>
 ${waitLinks(ctx, l)}
 </div>
 ${l.problems.length > 0 ? html`<div class="card"><h2>Problems</h2>${problemList(l.problems)}</div>` : ''}
+${l.testRun ? html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2><p class="muted small">${formatTime(l.testRun.at)}: ${l.testRun.valid ? 'the print service found it valid; nothing was created.' : 'the print service refused it (below); nothing was created.'} It goes out, once, when the store goes live.</p>${l.testRun.problems.length ? html`<ul class="problems">${l.testRun.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}${l.testRun.order === undefined ? html`<p class="muted">The print order is no longer kept (the customer's data was redacted).</p>` : html`<pre class="mono">${JSON.stringify(l.testRun.order, null, 2)}</pre>`}</div>` : ''}
 ${
   data.failedJobs.length > 0
     ? html`<div class="card"><h2>Failed jobs</h2><ul class="problems">${data.failedJobs.map((j) => html`<li><strong>${j.queue}/${j.name}</strong>: ${j.failedReason}</li>`)}</ul></div>`

@@ -280,6 +280,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
                       },
                     }
                   : undefined,
+              shopSetup: {
+                deps: setup,
+                settings: shopSettings,
+                editor: {
+                  registry,
+                  latestOrders: async (shop, count) => {
+                    const api = await adminClients.forShop(shop);
+                    const bodies = [];
+                    for (const order of await api.latestOrders(count)) {
+                      const body = await api.getOrderAsWebhookBody(order.id);
+                      if (body) bodies.push({ name: order.name, orderId: order.id, body });
+                    }
+                    return bodies;
+                  },
+                },
+              },
               isShopConnected: async (shop) => (await sessions.accessToken(shop)) !== undefined,
               sessionSecrets,
               appUrl: config.APP_URL,

@@ -316,6 +316,14 @@ const ORDER_UPDATE_NOTE = /* GraphQL */ `
   }
 `;
 
+const LATEST_ORDERS = /* GraphQL */ `
+  query PrintBridgeLatestOrders($first: Int!) {
+    orders(first: $first, sortKey: CREATED_AT, reverse: true) {
+      nodes { id name }
+    }
+  }
+`;
+
 const RECENT_ORDERS = /* GraphQL */ `
   query PrintBridgeRecentOrders($first: Int!, $after: String, $query: String!) {
     orders(first: $first, after: $after, query: $query, sortKey: CREATED_AT) {
@@ -570,6 +578,13 @@ export class ShopifyAdminApi {
       after = data.orders.pageInfo.endCursor;
     }
     throw new ShopifyProtocolError(operation, this.shop, `more than ${maxPages * RECENT_ORDERS_PAGE} orders since ${sinceIso}; use a later date`);
+  }
+
+  /** The store's newest orders, newest first (the mapping editor previews them). */
+  async latestOrders(count: number): Promise<{ id: string; name: string }[]> {
+    const schema = z.object({ orders: z.object({ nodes: z.array(z.object({ id: gid('Order'), name: z.string() })) }) });
+    const data = await this.call('latestOrders', LATEST_ORDERS, { first: Math.min(Math.max(1, count), 50) }, schema, true);
+    return data.orders.nodes;
   }
 
   // ------------------------------------------------------------------------------------------------------ internals

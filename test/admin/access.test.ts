@@ -169,7 +169,7 @@ describe('admin access', () => {
     const { location } = (await done.json()) as { location: string };
     expect(location).toMatch(new RegExp(`^${heldPath}\\?flash=[^&]+&shop=${SHOP.replaceAll('.', '\\.')}&embedded=1$`));
     const shown = await (await fetch(`${h.runtime.url}${location}&id_token=${token()}`)).text();
-    expect(shown).toMatch(/<s-banner tone="(success|warning|critical)">/);
+    expect(shown).toMatch(/<s-banner tone="(success|warning|critical)" id="flash">/);
     const preview = await bearer({ orderId: orderTail(held.admin_graphql_api_id) }, '/admin/mappings/preview');
     expect(preview.status).toBe(200);
     expect(await preview.text()).toContain('MUG-1');

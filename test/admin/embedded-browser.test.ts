@@ -4,6 +4,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { APP_BRIDGE_STUB, POLARIS_STUB } from '../helpers/embedded-stubs.js';
 
 /**
  * The embedded app in a real browser, as the Shopify admin opens it (issue 15): application_url with a session token,
@@ -14,73 +15,6 @@ import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const SHOTS = join(process.cwd(), 'test-results');
-
-const APP_BRIDGE_STUB = `
-window.__cdn = (window.__cdn || []).concat('app-bridge');
-const apiKey = document.querySelector('meta[name="shopify-api-key"]')?.content;
-// A fresh session token each time, as App Bridge gets one from the admin (here from the test).
-window.shopify = { config: { apiKey }, idToken: async () => (await fetch('https://cdn.shopify.com/shopifycloud/test-token')).text() };
-// The bounce page: App Bridge reloads the shopify-reload address with a fresh id_token.
-const reload = new URLSearchParams(location.search).get('shopify-reload');
-if (reload) shopify.idToken().then((token) => { const url = new URL(reload, location.href); url.searchParams.set('id_token', token); location.replace(url.href); });
-customElements.define('s-app-nav', class extends HTMLElement {
-  connectedCallback() {
-    // The children are parsed after the element connects: build once the document is read.
-    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => this.build());
-    else this.build();
-  }
-  build() {
-    // The admin draws the app's navigation in its own sidebar and loads the link's address in the frame (no token).
-    const nav = document.createElement('nav');
-    nav.setAttribute('aria-label', 'App navigation');
-    for (const link of this.querySelectorAll('s-link')) {
-      const a = document.createElement('a');
-      a.href = link.getAttribute('href');
-      a.textContent = link.textContent;
-      nav.append(a);
-    }
-    this.replaceChildren(nav);
-  }
-});`;
-
-const POLARIS_STUB = `
-window.__cdn = (window.__cdn || []).concat('polaris');
-customElements.define('s-page', class extends HTMLElement {
-  connectedCallback() {
-    if (this.querySelector(':scope > h1')) return;
-    const h = document.createElement('h1');
-    h.textContent = this.getAttribute('heading');
-    this.prepend(h);
-  }
-});
-// Form fields are form-associated, as Polaris's are: their value goes with the form.
-const field = (multiline, type) => class extends HTMLElement {
-  static formAssociated = true;
-  constructor() { super(); this.internals = this.attachInternals(); }
-  connectedCallback() {
-    if (this.input) return;
-    const label = document.createElement('label');
-    label.textContent = this.getAttribute('label');
-    this.input = document.createElement(multiline ? 'textarea' : 'input');
-    if (!multiline) this.input.type = type;
-    this.input.value = this.getAttribute('value') || '';
-    this.input.setAttribute('aria-label', this.getAttribute('label'));
-    this.input.addEventListener('input', () => this.internals.setFormValue(this.input.value));
-    this.internals.setFormValue(this.input.value);
-    this.append(label, this.input);
-  }
-};
-customElements.define('s-text-field', field(false, 'text'));
-customElements.define('s-search-field', field(false, 'search'));
-customElements.define('s-date-field', field(false, 'date'));
-customElements.define('s-text-area', field(true));
-customElements.define('s-button', class extends HTMLElement {
-  connectedCallback() {
-    this.setAttribute('role', this.hasAttribute('href') ? 'link' : 'button');
-    this.addEventListener('click', () => { if (this.getAttribute('type') === 'submit') this.closest('form')?.requestSubmit(); });
-  }
-});
-for (const name of ['s-link', 's-banner', 's-badge', 's-section', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
 
 describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
   let h: Harness;
@@ -122,7 +56,7 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     expect(await page.evaluate('window.__cdn')).toEqual(['app-bridge', 'polaris']);
     expect(await page.locator('header.top').count()).toBe(0);
     const nav = page.getByRole('navigation', { name: 'App navigation' });
-    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Orders', 'Problems', 'Mappings', 'Customer data']);
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Orders', 'Problems', 'Mappings', 'Edit mapping', 'Settings', 'Customer data']);
     await page.getByRole('link', { name: order.name, exact: true }).waitFor();
     // The orders in a Polaris table, the status in a Polaris badge.
     expect(await page.locator('s-table s-table-row').count()).toBe(1);

@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import { diffLines } from 'diff';
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { formatMappingProblem } from '../mapping/errors.js';
+import { mapOrder, type MapOptions } from '../mapping/map-order.js';
+import type { MappingRegistry } from '../mapping/registry.js';
+import { parseShopifyOrderJson, unwrapOrder } from '../mapping/shopify-order.js';
+import { loadStoreMapping } from '../mapping/store-mapping.js';
+import { pushMapping, rollbackMapping } from '../shops/setup.js';
+import { editorPage, versionDiffPage } from './editor-views.js';
+import type { AdminContext } from './router.js';
+import type { AdminShopSetup } from './settings-routes.js';
+import { actorOf, shopQuery, storeOf, type Viewer } from './viewer.js';
+
+/** What the editor needs beyond the store's set-up: the registry (what serves the store now) and its latest orders. */
+export interface AdminEditorDeps {
+  registry: Pick<MappingRegistry, 'forShop' | 'mapOptions'>;
+  /** The store's newest orders as webhook bodies, read through the Admin API. */
+  latestOrders(shop: string, count: number): Promise<{ name: string; orderId: string; body: string }[]>;
+}
+
+const PREVIEW_ORDERS = 5;
+const MAX_TEXT = 200_000;
+const textForm = z.object({ yaml: z.string().max(MAX_TEXT), note: z.string().max(500).optional() });
+
+/** A mapping to start from when a store has neither a version of its own nor a file naming it. */
+export const STARTER_MAPPING = `shops: ["*"]
+destination: my-printer
+submit:
+  on: orders/paid
+  holdMinutes: 30
+  validate: true
+shipments:
+  carrier: { alias: standard }
+products:
+  - match: { sku: "PRINT-*" }
+    sku: "{{ line.sku }}"
+    components:
+      - code: cover
+        path: "{{ line.properties._artwork_url }}"
+unmapped: hold
+`;
+
+export function addEditorRoutes(router: Router, ctx: AdminContext, setup: AdminShopSetup, editor: AdminEditorDeps): void {
+  const { respond, viewerOf, deps } = ctx;
+
+  router.get('/admin/mappings/editor', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = storeOf(viewer, req.query.shop);
+    if (!shop) return respond.redirect(res, viewer, '/admin/settings', { tone: 'warning', message: 'Choose a store first (the editor edits one store\'s mapping).' });
+    await showEditor(req, res, viewer, shop, {});
+  });
+
+  // The live check as the merchant types: the same checks as `mappings check`, with line and column.
+  router.post('/admin/mappings/check', (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = storeOf(viewer, bodyOf(req).shop) ?? 'preview.myshopify.com';
+    const form = textForm.safeParse(req.body);
+    if (!form.success) return res.status(400).json({ error: `The text is too long (at most ${MAX_TEXT} characters).` });
+    const loaded = loadStoreMapping(form.data.yaml, shop);
+    res.json({
+      problems: loaded.ok ? loaded.mapping.warnings.map((p) => ({ ...pos(p), message: p.message, severity: 'warning' })) : loaded.problems.map((p) => ({ ...pos(p), message: p.message, severity: p.severity ?? 'error' })),
+    });
+  });
+
+  // What the store's latest real orders would be sent as with the text being edited (nothing is saved or sent).
+  router.post('/admin/mappings/draft-preview', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = storeOf(viewer, bodyOf(req).shop);
+    if (!shop) return res.status(404).json({ error: 'Choose a store first.' });
+    const form = textForm.safeParse(req.body);
+    if (!form.success) return res.status(400).json({ error: 'The text is too long.' });
+    const loaded = loadStoreMapping(form.data.yaml, shop);
+    if (!loaded.ok) return res.json({ problems: loaded.problems.map((p) => `line ${p.line}, column ${p.col}: ${p.message}`), orders: [] });
+    let orders: Awaited<ReturnType<AdminEditorDeps['latestOrders']>>;
+    try {
+      orders = await editor.latestOrders(shop, PREVIEW_ORDERS);
+    } catch (error) {
+      deps.logger.warn({ shop, err: { name: (error as Error).name, message: (error as Error).message } }, 'mapping preview: could not read the latest orders');
+      return res.json({ problems: [`Shopify did not give the store's latest orders: ${(error as Error).message}`], orders: [] });
+    }
+    res.json({
+      problems: [],
+      orders: orders.map((o) => ({ name: o.name, orderId: o.orderId, ...previewOne(o.body, loaded.mapping, shop, editor.registry.mapOptions) })),
+    });
+  });
+
+  router.post('/admin/mappings/save', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = storeOf(viewer, bodyOf(req).shop);
+    if (!shop) return respond.notFound(res, viewer);
+    const form = textForm.safeParse(req.body);
+    if (!form.success) return respond.badRequest(res, viewer, `The mapping is too long (at most ${MAX_TEXT} characters).`);
+    const outcome = await pushMapping(setup.deps, shop, form.data.yaml, actorOf(viewer), form.data.note);
+    if (outcome.kind === 'problems') {
+      // The page again with the text as typed and the problems at their lines: nothing was stored.
+      return showEditor(req, res, viewer, shop, { text: form.data.yaml, note: form.data.note, problems: outcome.problems.map((p) => ({ ...pos(p), message: p.message })) });
+    }
+    deps.logger.info({ action: 'mapping-save', shop, version: outcome.version, by: actorOf(viewer) }, 'mapping version saved');
+    respond.redirect(res, viewer, '/admin/mappings/editor', { tone: 'success', message: `Saved as version ${outcome.version}: the next orders use it, and orders held for their mapping are looked at again.` }, shopQuery(viewer, shop));
+  });
+
+  router.post('/admin/mappings/rollback', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = storeOf(viewer, bodyOf(req).shop);
+    const version = Number(bodyOf(req).version);
+    if (!shop || !Number.isInteger(version) || version < 1) return respond.notFound(res, viewer);
+    const outcome = await rollbackMapping(setup.deps, shop, version);
+    if (outcome.kind === 'unknown') return respond.notFound(res, viewer);
+    deps.logger.info({ action: 'mapping-rollback', shop, version, outcome: outcome.kind, by: actorOf(viewer) }, 'mapping rollback');
+    respond.redirect(
+      res,
+      viewer,
+      '/admin/mappings/editor',
+      outcome.kind === 'saved'
+        ? { tone: 'success', message: `Version ${version} is your mapping again; the next orders use it.` }
+        : { tone: 'critical', message: `Version ${version} no longer passes the checks: ${outcome.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}` },
+      shopQuery(viewer, shop),
+    );
+  });
+
+  router.get('/admin/mappings/versions/:version', async (req, res) => {
+    const viewer = viewerOf(res);
+    const shop = storeOf(viewer, req.query.shop);
+    const number = Number(req.params.version);
+    const version = shop && Number.isInteger(number) ? await setup.settings.mappingVersion(shop, number) : undefined;
+    if (!shop || !version) return respond.notFound(res, viewer);
+    const previous = number > 1 ? await setup.settings.mappingVersion(shop, number - 1) : undefined;
+    const changes = diffLines(previous?.yaml ?? '', version.yaml);
+    const problemsCount = await ctx.problemCount(viewer);
+    respond.render(req, res, viewer, (page) => versionDiffPage(page, { shop, version, previous: previous?.version, changes, problemsCount }));
+  });
+
+  async function showEditor(req: Request, res: Response, viewer: Viewer, shop: string, draft: { text?: string; note?: string; problems?: { line: number; col: number; message: string }[] }): Promise<void> {
+    const [current, versions, problemsCount] = await Promise.all([setup.settings.get(shop), setup.settings.mappingVersions(shop), ctx.problemCount(viewer)]);
+    let text = draft.text;
+    let source: string;
+    if (current.mappingVersion) {
+      const stored = await setup.settings.mappingVersion(shop, current.mappingVersion);
+      text ??= stored?.yaml ?? '';
+      source = `Your version ${current.mappingVersion} is in use.`;
+    } else {
+      const file = editor.registry.forShop(shop)?.file;
+      const fileText = file ? readText(file) : undefined;
+      text ??= fileText ?? STARTER_MAPPING;
+      source = fileText ? 'The server\'s mapping file serves your store today; edit it here to make a version of your own.' : 'No mapping serves your store yet: start from this example.';
+    }
+    respond.render(req, res, viewer, (page) =>
+      editorPage(page, { shop, text: text ?? '', source, currentVersion: current.mappingVersion, versions, problems: draft.problems, note: draft.note, problemsCount }),
+    );
+  }
+}
+
+function previewOne(body: string, mapping: Parameters<typeof mapOrder>[1], shop: string, options: MapOptions): { ok: true; order: unknown; notes: string[] } | { ok: false; problems: string[] } {
+  let order: unknown;
+  try {
+    order = unwrapOrder(parseShopifyOrderJson(body));
+  } catch (error) {
+    return { ok: false, problems: [`The order could not be read: ${(error as Error).message}`] };
+  }
+  const result = mapOrder(order, mapping, shop, options);
+  if (!result.ok) return { ok: false, problems: result.problems.map(formatMappingProblem) };
+  return { ok: true, order: result.order, notes: [...result.ignored, ...result.skipped].map((l) => `${l.lineItem.sku ?? l.lineItem.id}: ${l.reason}`) };
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function pos(p: { line: number; col: number }) {
+  return { line: p.line, col: p.col };
+}
+
+function bodyOf(req: Request): Record<string, unknown> {
+  return (req.body as Record<string, unknown> | undefined) ?? {};
+}

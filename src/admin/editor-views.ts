@@ -1,0 +1,69 @@
+import type { Change } from 'diff';
+import type { MappingVersion } from '../shops/model.js';
+import { submitButton, textField } from './fields.js';
+import { html, type Html } from './html.js';
+import { banner, formatTime, layout, type PageContext } from './views.js';
+
+/**
+ * The store's mapping in the app (issue 16): a YAML editor (CodeMirror, bundled and served by the app) whose problems
+ * show at their line and column as you type, a preview of the store's recent real orders through the text being
+ * edited, save as a new version with a note, and the versions with their diffs and a rollback.
+ */
+
+export interface EditorView {
+  shop: string;
+  text: string;
+  /** Where the text comes from: the store's version N, the file serving it, or a starting point. */
+  source: string;
+  currentVersion?: number;
+  versions: Omit<MappingVersion, 'yaml'>[];
+  /** Problems of a refused save (`LINE:COL message`). */
+  problems?: { line: number; col: number; message: string }[];
+  note?: string;
+  problemsCount: number;
+}
+
+export function editorPage(ctx: PageContext, data: EditorView): Html {
+  const shopField = ctx.viewer.kind === 'operator' ? html`<input type="hidden" name="shop" value="${data.shop}">` : '';
+  const form = (action: string, inner: Html) => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
+  const editor = html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
+<p class="muted small">${data.source} Problems appear at their line as you type; the preview shows what your latest orders would be sent as with the text below (nothing is sent). Saving makes it a new version, used for the next orders.</p>
+${data.problems?.length ? banner(ctx, 'critical', html`<strong>Not saved: the mapping has problems.</strong><ul class="problems" id="save-problems">${data.problems.map((p) => html`<li>line ${p.line}, column ${p.col}: ${p.message}</li>`)}</ul>`) : ''}
+<form method="post" action="${ctx.link('/admin/mappings/save')}" id="mapping-form" data-check="${ctx.link('/admin/mappings/check')}" data-preview="${ctx.link('/admin/mappings/draft-preview')}">${ctx.formFields}${shopField}
+<label for="mapping-yaml">Mapping (YAML)</label>
+<textarea id="mapping-yaml" name="yaml" rows="28" spellcheck="false" data-editor="yaml">${data.text}</textarea>
+<div id="mapping-problems" class="small" role="status" aria-live="polite"></div>
+${textField(ctx, { name: 'note', label: 'Note for this version (what changed, why)', value: data.note, maxlength: 500 })}
+<div class="actions" style="margin-top:12px">${submitButton(ctx, 'Save as a new version', { primary: true })}${ctx.embedded ? html`<s-button id="preview-button">Preview my latest orders</s-button>` : html`<button type="button" id="preview-button">Preview my latest orders</button>`}</div>
+</form>
+<div id="draft-preview" aria-live="polite"></div>
+</div>`;
+  const versions = html`<div class="card" id="versions"><h2>Versions</h2>
+${
+  data.versions.length === 0
+    ? html`<p class="muted">No version of your own yet: the mapping files of this server serve your store.</p>`
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Version</th><th>Saved</th><th>By</th><th>Note</th><th></th></tr></thead><tbody>${data.versions.map(
+        (v) => html`<tr data-version="${v.version}"><td data-label="Version">${v.version}${v.version === data.currentVersion ? html` <span class="badge success">current</span>` : ''}</td>
+<td data-label="Saved" class="small">${formatTime(v.createdAt)}</td><td data-label="By" class="small">${v.author}</td><td data-label="Note">${v.note ?? ''}</td>
+<td class="actions"><a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
+          v.version === data.currentVersion ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
+        }</td></tr>`,
+      )}</tbody></table></div>`
+}</div>`;
+  return layout(ctx, 'Mapping editor', 'editor', html`${editor}${versions}<script src="/admin/assets/editor.js" defer></script>`, { problems: data.problemsCount });
+}
+
+/** One version against the one before it, line by line. */
+export function versionDiffPage(ctx: PageContext, data: { shop: string; version: MappingVersion; previous?: number; changes: Change[]; problemsCount: number }): Html {
+  const lines = data.changes.flatMap((change) =>
+    change.value
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => html`<span class="${change.added ? 'diff-add' : change.removed ? 'diff-del' : 'diff-same'}">${change.added ? '+ ' : change.removed ? '- ' : '  '}${line}</span>\n`),
+  );
+  const body = html`<div class="card"><h2>Version ${data.version.version} of ${data.shop}${data.previous ? ` against version ${data.previous}` : ' (the first)'}</h2>
+<p class="muted small">Saved ${formatTime(data.version.createdAt)} by ${data.version.author}${data.version.note ? html`: ${data.version.note}` : ''}.</p>
+<pre class="mono diff" id="diff">${lines}</pre>
+<p><a href="${ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Back to the editor</a></p></div>`;
+  return layout(ctx, `Mapping version ${data.version.version}`, 'editor', body, { problems: data.problemsCount });
+}

@@ -1,0 +1,90 @@
+import type { ShopSetup } from '../shops/model.js';
+import type { ChecklistItem } from '../shops/setup.js';
+import { submitButton, textField } from './fields.js';
+import { html, type Html, trusted } from './html.js';
+import { banner, formatTime, layout, type PageContext } from './views.js';
+
+/**
+ * A store's own set-up (issue 16): the onboarding checklist and Go live, the print account with Test connection,
+ * and the postback address with the trigger set-up to paste into the print service.
+ */
+
+export interface SettingsView {
+  shop: string;
+  setup: ShopSetup;
+  checklist: { items: ChecklistItem[]; ready: boolean };
+  postback: { url: string; triggers: { event: string; url: string; method: string; headers: Record<string, string>; template: string }[] } | undefined;
+  /** Form values to keep after a refused save (never the secret). */
+  input?: Record<string, string | undefined>;
+  problems: number;
+}
+
+export function settingsPage(ctx: PageContext, data: SettingsView): Html {
+  const { setup } = data;
+  const own = setup.printAccount;
+  const shopField = ctx.viewer.kind === 'operator' ? html`<input type="hidden" name="shop" value="${data.shop}">` : '';
+  const form = (action: string, inner: Html | string) => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
+  const modeBadge = (mode: string) =>
+    ctx.embedded ? html`<s-badge tone="${mode === 'live' ? 'success' : 'attention'}">${mode} mode</s-badge>` : html`<span class="badge ${mode === 'live' ? 'success' : 'attention'}">${mode} mode</span>`;
+
+  const checklist = html`<div class="card" id="checklist"><h2>Getting started ${modeBadge(setup.mode)}</h2>
+${
+  own
+    ? html`<ol class="checklist">${data.checklist.items.map(
+        (i) => html`<li data-done="${String(i.done)}"><span aria-hidden="true">${i.done ? '✓' : '○'}</span> <strong>${i.label}</strong>${i.done ? html` <span class="muted small">(done)</span>` : ''}<div class="small muted">${i.detail}</div></li>`,
+      )}</ol>
+${
+  setup.mode === 'test'
+    ? data.checklist.ready
+      ? form(
+          '/admin/settings/mode',
+          html`<input type="hidden" name="mode" value="live"><label class="inline"><input type="checkbox" name="confirm" value="yes" required> I want orders created at the print service from now on (and the test orders waiting below sent, once each).</label>${submitButton(ctx, 'Go live', { primary: true })}`,
+        )
+      : html`<p class="muted">Go live is possible once every step above is done. Until then orders are mapped and checked by the print service, and nothing is created.</p>`
+    : form('/admin/settings/mode', html`<input type="hidden" name="mode" value="test"><p class="muted">Live: orders are created at the print service.</p>${submitButton(ctx, 'Back to test mode')}`)
+}`
+    : html`<p>This store uses the print account of the people who run this app: orders are created at their print service (${setup.mode} mode). To use your own account, enter it below: your store then starts in test mode.</p>`
+}</div>`;
+
+  const check = setup.accountCheck;
+  const account = html`<div class="card" id="account"><h2>Print account</h2>
+${own ? html`<dl class="facts"><dt>Base URL</dt><dd class="mono">${own.baseUrl}</dd><dt>Orders URL</dt><dd class="mono">${own.ordersUrl ?? own.baseUrl}</dd><dt>Source account</dt><dd>${own.sourceAccount}</dd><dt>Destination</dt><dd>${own.destination ?? '— (the mapping\'s)'}</dd><dt>Connected</dt><dd>${formatTime(own.connectedAt)}</dd><dt>Access token and secret</dt><dd class="muted">stored encrypted; never shown again</dd></dl>` : ''}
+${check ? banner(ctx, check.ok ? 'success' : 'critical', html`<strong>${check.ok ? 'Connection works' : 'Connection failed'}</strong> (${formatTime(check.at)}): ${check.message}`, ' id="account-check"') : ''}
+${own ? html`<div class="actions" style="margin-top:12px">${form('/admin/settings/account/test', submitButton(ctx, 'Test connection'))}${form('/admin/settings/account/remove', submitButton(ctx, "Use the app's account instead", { tone: 'critical' }))}</div>` : ''}
+<h3>${own ? 'Replace the account' : 'Connect your account'}</h3>
+<p class="muted small">From your print service's account settings. The secret key signs every request; it is stored encrypted and never shown again. Saving makes one signed call first and tells you what the print service answered.</p>
+${form(
+  '/admin/settings/account',
+  html`${textField(ctx, { kind: 'url', name: 'baseUrl', label: 'Base URL', value: data.input?.baseUrl ?? own?.baseUrl, placeholder: 'https://orders.example-print.com/api' })}
+${textField(ctx, { kind: 'url', name: 'ordersUrl', label: 'Orders URL (if different)', value: data.input?.ordersUrl ?? own?.ordersUrl })}
+${textField(ctx, { name: 'token', label: 'Access token', value: '' })}
+${textField(ctx, { kind: 'password', name: 'secret', label: 'Secret key', value: '' })}
+${textField(ctx, { name: 'sourceAccount', label: 'Source account name', value: data.input?.sourceAccount ?? own?.sourceAccount })}
+${textField(ctx, { name: 'destination', label: 'Destination (printer) account, optional', value: data.input?.destination ?? own?.destination })}
+<div style="margin-top:12px">${submitButton(ctx, 'Save and test', { primary: true })}</div>`,
+)}</div>`;
+
+  const postback = data.postback
+    ? html`<div class="card" id="postback"><h2>Postback address</h2>
+<p>Your print service tells print-bridge what happens to each order (received, print ready, shipped with tracking, errors) by calling this address. In your print service, add one trigger per event below: method <code>POST</code>, header <code>Content-Type: application/json</code>, this URL, and the event's template as the body. The address only acts on this store's orders.</p>
+<pre class="mono" id="postback-url">${data.postback.url}</pre>
+${form('/admin/settings/postback/rotate', html`<label class="inline"><input type="checkbox" name="confirm" value="yes" required> Issue a new address (the current one keeps working for 24 hours while you change the triggers)</label>${submitButton(ctx, 'New address')}`)}
+<h3>Trigger templates</h3>
+${data.postback.triggers.map((t) => html`<h3 class="small">${t.event}</h3><pre class="mono">${t.template}</pre>`)}
+</div>`
+    : '';
+
+  return layout(ctx, 'Settings', 'settings', html`${checklist}${account}${postback}${trusted('')}`, { problems: data.problems });
+}
+
+/** An operator's list of stores with a link to each one's settings. */
+export function settingsIndexPage(ctx: PageContext, data: { setups: ShopSetup[]; problems: number }): Html {
+  const rows = data.setups.map(
+    (s) => html`<tr><td data-label="Store"><a href="${ctx.link('/admin/settings', { shop: s.shop })}">${s.shop}</a></td><td data-label="Account">${s.printAccount ? html`own: ${s.printAccount.sourceAccount}` : 'the app\'s (PRINT_API_*)'}</td><td data-label="Mode">${s.mode}</td><td data-label="Mapping">${s.mappingVersion ? `own, version ${s.mappingVersion}` : 'files'}</td></tr>`,
+  );
+  const body = html`<div class="card"><h2>Stores with a set-up of their own</h2>
+<form method="get" action="/admin/settings" class="filters">${textField(ctx, { name: 'shop', label: 'Store', placeholder: 'acme.myshopify.com' })}${submitButton(ctx, 'Open')}</form>
+${rows.length ? html`<div class="table-wrap"><table class="stack"><thead><tr><th>Store</th><th>Account</th><th>Mode</th><th>Mapping</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">None yet: every store uses the app's account, live, and the mapping files.</p>`}
+</div>`;
+  return layout(ctx, 'Settings', 'settings', body, { problems: data.problems });
+}

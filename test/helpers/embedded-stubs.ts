@@ -1,0 +1,72 @@
+/**
+ * Just enough of Shopify's CDN scripts for browser tests (nothing outside loads here): App Bridge (the `shopify`
+ * global with `idToken()` fetching a fresh session token from the test, the bounce page's reload, `<s-app-nav>` drawn
+ * as links) and the Polaris elements the pages use (form fields are form-associated, as Polaris's are).
+ */
+export const APP_BRIDGE_STUB = `
+window.__cdn = (window.__cdn || []).concat('app-bridge');
+const apiKey = document.querySelector('meta[name="shopify-api-key"]')?.content;
+// A fresh session token each time, as App Bridge gets one from the admin (here from the test).
+window.shopify = { config: { apiKey }, idToken: async () => (await fetch('https://cdn.shopify.com/shopifycloud/test-token')).text() };
+// The bounce page: App Bridge reloads the shopify-reload address with a fresh id_token.
+const reload = new URLSearchParams(location.search).get('shopify-reload');
+if (reload) shopify.idToken().then((token) => { const url = new URL(reload, location.href); url.searchParams.set('id_token', token); location.replace(url.href); });
+customElements.define('s-app-nav', class extends HTMLElement {
+  connectedCallback() {
+    // The children are parsed after the element connects: build once the document is read.
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => this.build());
+    else this.build();
+  }
+  build() {
+    // The admin draws the app's navigation in its own sidebar and loads the link's address in the frame (no token).
+    const nav = document.createElement('nav');
+    nav.setAttribute('aria-label', 'App navigation');
+    for (const link of this.querySelectorAll('s-link')) {
+      const a = document.createElement('a');
+      a.href = link.getAttribute('href');
+      a.textContent = link.textContent;
+      nav.append(a);
+    }
+    this.replaceChildren(nav);
+  }
+});`;
+
+export const POLARIS_STUB = `
+window.__cdn = (window.__cdn || []).concat('polaris');
+customElements.define('s-page', class extends HTMLElement {
+  connectedCallback() {
+    if (this.querySelector(':scope > h1')) return;
+    const h = document.createElement('h1');
+    h.textContent = this.getAttribute('heading');
+    this.prepend(h);
+  }
+});
+// Form fields are form-associated, as Polaris's are: their value goes with the form.
+const field = (multiline, type) => class extends HTMLElement {
+  static formAssociated = true;
+  constructor() { super(); this.internals = this.attachInternals(); }
+  connectedCallback() {
+    if (this.input) return;
+    const label = document.createElement('label');
+    label.textContent = this.getAttribute('label');
+    this.input = document.createElement(multiline ? 'textarea' : 'input');
+    if (!multiline) this.input.type = type;
+    this.input.value = this.getAttribute('value') || '';
+    this.input.setAttribute('aria-label', this.getAttribute('label'));
+    this.input.addEventListener('input', () => this.internals.setFormValue(this.input.value));
+    this.internals.setFormValue(this.input.value);
+    this.append(label, this.input);
+  }
+};
+customElements.define('s-text-field', field(false, 'text'));
+customElements.define('s-search-field', field(false, 'search'));
+customElements.define('s-date-field', field(false, 'date'));\ncustomElements.define('s-url-field', field(false, 'url'));\ncustomElements.define('s-password-field', field(false, 'password'));
+customElements.define('s-text-area', field(true));
+customElements.define('s-button', class extends HTMLElement {
+  connectedCallback() {
+    this.setAttribute('role', this.hasAttribute('href') ? 'link' : 'button');
+    this.addEventListener('click', () => { if (this.getAttribute('type') === 'submit') this.closest('form')?.requestSubmit(); });
+  }
+});
+for (const name of ['s-link', 's-banner', 's-badge', 's-section', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
+
