@@ -364,12 +364,12 @@ async function testRun(deps: BridgeDeps, link: OrderLink, service: PrintServiceP
       link: { ...replaceProblems(next, ofKind(WAIT_KINDS.testMode, 'validation', 'mapping'), [wait, ...validation]), testRun: { at, valid, order, problems: problems.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)) } },
       history: [
         {
-          event: valid ? 'test mode: valid, not sent' : 'test mode: refused by the print service, not sent',
+          event: 'waiting: test mode',
           source: 'worker',
           status: moved ? 'waiting' : undefined,
           detail: valid
-            ? `the print service validated ${order.orderData.sourceOrderId ?? orderName}; nothing was created`
-            : problems.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)).join('; '),
+            ? `the print service found ${order.orderData.sourceOrderId ?? orderName} valid; nothing was created`
+            : `the print service refused it, nothing was created: ${problems.map((p) => (p.subject ? `${p.subject}: ${p.message}` : p.message)).join('; ')}`,
         },
       ],
     };

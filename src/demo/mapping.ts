@@ -14,18 +14,20 @@ export const DEMO_DESTINATION = 'demo-printer';
 export const DEMO_PRINT_SKUS = ['PST-A2-MOUNTAINS', 'PST-A3-HARBOUR', 'GREETING-CARD-A6', 'A5-HARDCOVER-JOURNAL'];
 
 export const DEMO_ACCOUNT = { name: 'demo-brand', token: 'demo-token', secret: 'demo-secret', accountId: '64656d6f2d6272616e642d31' };
+/** The print account the second store's merchant brings (a secret of its own, a printer of its own). */
+export const DEMO_OWN_ACCOUNT = { name: 'own-brand', token: 'own-brand-token', secret: 'own-brand-secret-7f3a', accountId: '6f776e2d6272616e642d3031' };
+export const DEMO_OWN_DESTINATION = 'own-printer';
 
 /** The emulator's account for the demo: one destination with its SKUs, and what each carrier alias ships with. */
 export function demoPrinterAccounts(options: { printSkus?: readonly string[] } = {}): AccountInput[] {
+  const carriers = {
+    standard: { code: 'royalmail', service: 'tracked48' },
+    express: { code: 'dhl', service: 'express-worldwide' },
+  };
+  const skus = [...(options.printSkus ?? DEMO_PRINT_SKUS)];
   return [
-    {
-      ...DEMO_ACCOUNT,
-      destinations: [{ name: DEMO_DESTINATION, skus: [...(options.printSkus ?? DEMO_PRINT_SKUS)] }],
-      carriers: {
-        standard: { code: 'royalmail', service: 'tracked48' },
-        express: { code: 'dhl', service: 'express-worldwide' },
-      },
-    },
+    { ...DEMO_ACCOUNT, destinations: [{ name: DEMO_DESTINATION, skus }], carriers },
+    { ...DEMO_OWN_ACCOUNT, destinations: [{ name: DEMO_OWN_DESTINATION, skus }], carriers },
   ];
 }
 

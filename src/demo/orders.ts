@@ -9,6 +9,9 @@ export const DEMO_SHOP_HANDLE = 'print-bridge-demo';
 /** A second store, connected but without a mapping until the late-mapping scenario writes one. */
 export const DEMO_LATE_SHOP = 'print-bridge-late.myshopify.com';
 export const DEMO_LATE_SHOP_HANDLE = 'print-bridge-late';
+/** A store that installs the app and sets itself up in it: its own print account, postback address and mapping. */
+export const DEMO_OWN_SHOP = 'print-bridge-own.myshopify.com';
+export const DEMO_OWN_SHOP_HANDLE = 'print-bridge-own';
 
 export interface ShopifyAddressBody {
   name: string;

@@ -16,7 +16,9 @@ import {
   type SummaryEntry,
 } from './render.js';
 import { RedisUnavailableError } from '../local-redis.js';
-import { demoScenarios, type DemoScenario, type ScenarioActions } from './scenarios.js';
+import { demoScenarios, type DemoScenario, type MerchantActions, type ScenarioActions } from './scenarios.js';
+import { DEMO_OWN_ACCOUNT, DEMO_OWN_DESTINATION } from './mapping.js';
+import { signSessionToken } from '../shopify/admin-stand-in/oauth.js';
 import { DemoSetupError, startDemoStack, type DemoStack } from './stack.js';
 import { observe, printerOrdersOf, verdict, type Observation, type Verdict } from './verify.js';
 
@@ -348,6 +350,7 @@ function actionsFor(stack: DemoStack, t: Tracked, progress: LiveProgress, option
       if (!result.ok) throw new Error(`Shopify refused to release ${order.name}: ${result.userErrors.map((e) => e.message).join('; ')}`);
     },
     note: (text) => progress.note(`${order.name} ${text}`),
+    merchant: merchantOf(stack, shop),
     writeMapping: (fileName, yaml) => writeFileSync(join(stack.mappingsDir, basename(fileName)), yaml),
     sleep: (ms) => sleep(ms, undefined, { signal }),
     now: () => new Date(),
@@ -376,6 +379,8 @@ function evidenceOf(scenario: DemoScenario, seen: Observation): string[] {
   }
   if (expected.waitedFor === 'fulfillment-hold' && (seen.app.waits ?? []).includes('fulfillment-hold') && seen.shopify.fulfillments.length === 1) {
     lines.push(`the tracking waited while Shopify held the fulfillment order, then was fulfilled once released: ${seen.shopify.fulfillments[0]!.name}`);
+  } else if (expected.waitedFor === 'test-mode' && (seen.app.waits ?? []).includes('test-mode') && seen.printer.orders === 1) {
+    lines.push(`set up in the app with its own print account: checked in test mode (nothing created), then sent once when the merchant went live, on its own account (${seen.printer.account ?? '?'})`);
   } else if (expected.waitedFor && (seen.app.waits ?? []).includes(expected.waitedFor) && seen.printer.orders === 1) {
     lines.push(`waited (${expected.waitedFor.replace(/-/g, ' ')}), then went out by itself once a mapping served its store: one print order`);
   }
@@ -401,5 +406,48 @@ function jsonResult(entries: SummaryEntry[]) {
       problems: e.seen.app.problems,
       reasons: e.reasons,
     })),
+  };
+}
+
+/**
+ * The merchant of a store in the app, as the Shopify admin drives it: each request carries a fresh session token signed
+ * with the app's secret (what App Bridge gets from the admin); forms are sent as the page's script sends them.
+ */
+function merchantOf(stack: DemoStack, shop: string): MerchantActions {
+  const token = () => signSessionToken({ apiKey: stack.config.SHOPIFY_API_KEY!, apiSecret: stack.config.SHOPIFY_API_SECRET! }, shop, { user: '1001' });
+  const host = Buffer.from(`admin.shopify.com/store/${shop.split('.')[0]}`).toString('base64url');
+  return {
+    async openApp() {
+      const answer = await fetch(`${stack.appUrl}/?embedded=1&shop=${shop}&host=${host}&id_token=${token()}`);
+      await answer.arrayBuffer();
+      if (!answer.ok) throw new Error(`the app answered ${answer.status} to the Shopify admin`);
+      if (!(await stack.runtime.sessions.accessToken(shop))) throw new Error(`opening the app did not install it on ${shop}`);
+    },
+    async submit(path, fields) {
+      const answer = await fetch(`${stack.appUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token()}`, accept: 'application/json' },
+        body: new URLSearchParams(fields),
+      });
+      const result = (await answer.json().catch(() => ({}))) as { location?: string; error?: string };
+      const flash = result.location ? new URL(result.location, stack.appUrl).searchParams.get('flash') : null;
+      if (!answer.ok || !result.location) throw new Error(`the app refused ${path}: ${result.error ?? answer.status}`);
+      // The message the page shows next: a refusal is a failed step of the story.
+      const page = await (await fetch(`${stack.appUrl}${result.location}&id_token=${token()}`)).text();
+      const tone = /<s-banner tone="(\w+)" id="flash">([^<]*)</.exec(page);
+      if (flash && tone && tone[1] !== 'success') throw new Error(`${path}: ${tone[2]}`);
+    },
+    async page(path) {
+      return (await fetch(`${stack.appUrl}${path}?embedded=1&shop=${shop}&host=${host}&id_token=${token()}`)).text();
+    },
+    printAccount: () => ({
+      baseUrl: stack.emulator.baseUrl,
+      ordersUrl: stack.emulator.ordersUrl,
+      token: DEMO_OWN_ACCOUNT.token,
+      secret: DEMO_OWN_ACCOUNT.secret,
+      sourceAccount: DEMO_OWN_ACCOUNT.name,
+      destination: DEMO_OWN_DESTINATION,
+    }),
+    setUpTriggers: (url) => stack.addPrintServiceTriggers(DEMO_OWN_ACCOUNT.name, url),
   };
 }

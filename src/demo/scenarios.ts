@@ -7,6 +7,8 @@ import {
   asCreated,
   DEMO_LATE_SHOP,
   DEMO_LATE_SHOP_HANDLE,
+  DEMO_OWN_SHOP,
+  DEMO_OWN_SHOP_HANDLE,
   DEMO_SHOP_HANDLE,
   orderBody,
   type OrderBody,
@@ -63,10 +65,25 @@ export interface ScenarioActions {
   releaseHoldInShopify(): void;
   /** A line shown under the live table, e.g. "address changed in Shopify". */
   note(text: string): void;
+  /** The store's merchant in the app inside the Shopify admin (session tokens, the app's own pages and forms). */
+  merchant: MerchantActions;
   /** The merchant saves a mapping file (the app's registry picks it up as it changes). */
   writeMapping(fileName: string, yaml: string): void;
   sleep(ms: number): Promise<void>;
   now(): Date;
+}
+
+export interface MerchantActions {
+  /** Opens the app from the Shopify admin: the first visit installs it (token exchange). */
+  openApp(): Promise<void>;
+  /** Sends one of the app's forms as its page script does (bearer session token); throws with the app's refusal. */
+  submit(path: string, fields: Record<string, string>): Promise<void>;
+  /** A page of the app, as the merchant sees it. */
+  page(path: string): Promise<string>;
+  /** The merchant's print account as their print service shows it (the demo's second emulator account). */
+  printAccount(): Record<string, string>;
+  /** The merchant sets up their print service's triggers for their account, posting to `url`. */
+  setUpTriggers(url: string): void;
 }
 
 export interface DemoScenario {
@@ -105,7 +122,12 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
   const sourceOrderId = (order: OrderBody) => `${DEMO_SHOP_HANDLE}-${order.order_number}`;
   const scenario = (s: Omit<DemoScenario, 'sourceOrderId'>): DemoScenario => ({
     ...s,
-    sourceOrderId: s.shop === DEMO_LATE_SHOP ? `${DEMO_LATE_SHOP_HANDLE}-${s.order.order_number}` : sourceOrderId(s.order),
+    sourceOrderId:
+      s.shop === DEMO_LATE_SHOP
+        ? `${DEMO_LATE_SHOP_HANDLE}-${s.order.order_number}`
+        : s.shop === DEMO_OWN_SHOP
+          ? `${DEMO_OWN_SHOP_HANDLE}-${s.order.order_number}`
+          : sourceOrderId(s.order),
   });
 
   return [
@@ -274,6 +296,37 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
         await actions.sleep(Math.min(500, holdMs / 4));
         actions.writeMapping('late.yaml', demoMappingYaml({ holdMinutes: holdMs / 60_000, shop: DEMO_LATE_SHOP }));
         actions.note(`a mapping for ${DEMO_LATE_SHOP} was saved: the order goes out by itself`);
+      },
+    }),
+    scenario({
+      name: 'own print account',
+      story: 'a store installs the app and sets itself up in it: its own print account, postback address and mapping; a test order is checked, then it goes live',
+      shop: DEMO_OWN_SHOP,
+      order: make(1010, {
+        email: 'noor@example.nl',
+        shipTo: ADDRESSES.koeln,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA3 }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'test-mode' },
+      async play(actions, { order, holdMs }) {
+        const { merchant } = actions;
+        await merchant.openApp();
+        actions.note(`${DEMO_OWN_SHOP} installed the app from Shopify (session token exchanged for an access token)`);
+        await merchant.submit('/admin/settings/account', merchant.printAccount());
+        actions.note('Settings: the store connected its own print account (checked with one signed call); it starts in test mode');
+        const settings = await merchant.page('/admin/settings');
+        const postbackUrl = /id="postback-url">([^<]+)</.exec(settings)?.[1];
+        if (!postbackUrl) throw new Error('the Settings page shows no postback address');
+        merchant.setUpTriggers(postbackUrl.trim());
+        actions.note('Settings: the postback address and trigger templates were pasted into the print service');
+        await merchant.submit('/admin/mappings/save', { yaml: demoMappingYaml({ holdMinutes: holdMs / 60_000, shop: DEMO_OWN_SHOP }), note: 'first mapping' });
+        actions.note('Mapping editor: the store saved its own mapping (version 1)');
+        await checkout(actions, order);
+        await actions.waitUntil('the test order to be checked by the print service', async () => (await actions.appLink())?.testRun?.valid === true);
+        actions.note('test mode: the print service found the order valid, and nothing was created');
+        await merchant.submit('/admin/settings/mode', { mode: 'live', confirm: 'yes' });
+        actions.note('Settings: every checklist step done; the merchant went live, and the test order goes out once');
       },
     }),
   ];

@@ -52,6 +52,8 @@ export interface DemoStack {
   shop: string;
   /** The access token the demo store's custom app uses (registered in the stand-in and the app's sessions). */
   shopToken: string;
+  /** What a merchant does at their print service: one trigger per event for `account`'s orders, posting to `url`. */
+  addPrintServiceTriggers(account: string, url: string): void;
   /** Signed as Shopify signs it, for the demo store or another (`shop`). */
   sendWebhook(topic: string, body: unknown, shop?: string): Promise<{ status: number; webhookId: string }>;
   /** Stops the app, the emulator, the stand-in and a private Redis, and deletes the run's keys and files. */
@@ -169,7 +171,11 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     await runtime.sessions.addCustomAppToken(DEMO_SHOP, shopToken, config.SHOPIFY_SCOPES);
     // The late-mapping scenario's store: connected, but no mapping file serves it until the scenario writes one.
     await runtime.sessions.addCustomAppToken(DEMO_LATE_SHOP, lateShopToken, config.SHOPIFY_SCOPES);
-    emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${appUrl}/postbacks/${postbackToken}`)));
+    // The operator's account posts to the operator-wide address; a merchant's own account gets its own triggers.
+    const triggers = demoTriggers(`${appUrl}/postbacks/${postbackToken}`).map((t) => ({ ...t, account: DEMO_ACCOUNT.name }));
+    emulator.deliveries.setTriggers(parseTriggers(triggers));
+    // Managed install: the stand-in exchanges the app's session tokens as Shopify does.
+    standIn.configureApp({ apiKey: config.SHOPIFY_API_KEY!, apiSecret: config.SHOPIFY_API_SECRET!, scopes: config.SHOPIFY_SCOPES.join(',') });
 
     const webhookSecret = config.SHOPIFY_API_SECRET as string;
     // Shopify's fulfillment-order webhooks (a hold placed or released) reach the app as Shopify would send them.
@@ -186,6 +192,10 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       logFile,
       shop: DEMO_SHOP,
       shopToken,
+      addPrintServiceTriggers(account, url) {
+        triggers.push(...demoTriggers(url).map((t) => ({ ...t, account })));
+        emulator.deliveries.setTriggers(parseTriggers(triggers));
+      },
       async sendWebhook(topic, body, shop = DEMO_SHOP) {
         const raw = JSON.stringify(body);
         const webhookId = randomUUID();

@@ -36,6 +36,8 @@ export interface Observation {
     /** Orders the print service holds under the scenario's sourceOrderId. */
     orders: number;
     id?: string;
+    /** The requester account the print service holds it under. */
+    account?: string;
     status?: PrinterRecord['status'];
     shipments: PrinterShipmentView[];
     componentPaths: string[];
@@ -75,6 +77,7 @@ export async function observe(stack: DemoStack, scenario: DemoScenario): Promise
     printer: {
       orders: printerOrders.length,
       id: printer?.record._id,
+      account: printer?.account.name,
       status: printer?.record.status,
       shipments: printer ? printerShipments(printer) : [],
       componentPaths: printer ? componentPaths(printer) : [],

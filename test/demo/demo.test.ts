@@ -48,10 +48,14 @@ describe('print-bridge demo', () => {
 
     expect(result.exitCode, output).toBe(0);
     expect(output).toContain('Demo summary');
-    expect(output).toContain('All 9 orders reached their expected end state.');
+    expect(output).toContain(`All ${demoScenarios().length} orders reached their expected end state.`);
     expect(result.entries.map((e) => [e.orderName, e.ok])).toEqual(
-      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007', '#1008', '#1009'].map((n) => [n, true]),
+      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007', '#1008', '#1009', '#1010'].map((n) => [n, true]),
     );
+    // The second store set itself up in the app: its order went out once, on its own print account, after test mode.
+    const own = result.entries.find((e) => e.scenario === 'own print account')!;
+    expect(own.seen?.printer).toMatchObject({ orders: 1, account: 'own-brand', status: 'shipped' });
+    expect(own.seen?.app.waits).toContain('test-mode');
 
     const byName = new Map(result.entries.map((e) => [e.scenario, e.seen]));
     const several = byName.get('several SKUs')!;
@@ -177,7 +181,7 @@ describe('print-bridge demo', () => {
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('a private redis-server');
       expect(result.stdout).toContain('Demo summary');
-      expect(result.stdout).toContain('All 9 orders reached their expected end state.');
+      expect(result.stdout).toContain(`All ${demoScenarios().length} orders reached their expected end state.`);
     },
   );
 });
