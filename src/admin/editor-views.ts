@@ -1,6 +1,6 @@
 import type { Change } from 'diff';
 import type { MappingVersion } from '../shops/model.js';
-import { submitButton, textField } from './fields.js';
+import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './views.js';
 
@@ -42,13 +42,22 @@ ${textField(ctx, { name: 'note', label: 'Note for this version (what changed, wh
 ${
   data.versions.length === 0
     ? html`<p class="muted">No version of your own yet: the mapping files of this server serve your store.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Version</th><th>Saved</th><th>By</th><th>Note</th><th></th></tr></thead><tbody>${data.versions.map(
-        (v) => html`<tr data-version="${v.version}"><td data-label="Version">${v.version}${v.version === data.currentVersion ? html` <span class="badge success">current</span>` : ''}</td>
-<td data-label="Saved" class="small">${formatTime(v.createdAt)}</td><td data-label="By" class="small">${v.author}</td><td data-label="Note">${v.note ?? ''}</td>
-<td class="actions"><a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
-          v.version === data.currentVersion ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
-        }</td></tr>`,
-      )}</tbody></table></div>`
+    : dataTable(
+        ctx,
+        ['Version', 'Saved', 'By', 'Note', ''],
+        data.versions.map((v) => ({
+          attributes: `data-version="${Number(v.version)}"`,
+          cells: [
+            html`${v.version}${v.version === data.currentVersion ? html` <span class="badge success">current</span>` : ''}`,
+            html`<span class="small">${formatTime(v.createdAt)}</span>`,
+            html`<span class="small">${v.author}</span>`,
+            v.note ?? '',
+            html`<div class="actions"><a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
+              v.version === data.currentVersion ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
+            }</div>`,
+          ],
+        })),
+      )
 }</div>`;
   return layout(ctx, 'Mapping editor', 'editor', html`${editor}${versions}<script src="/admin/assets/editor.js" defer></script>`, { problems: data.problemsCount });
 }

@@ -1,4 +1,4 @@
-import { html, type Html, trusted } from './html.js';
+import { html, type Html, type HtmlValue, trusted } from './html.js';
 import type { PageContext } from './views.js';
 
 /**
@@ -42,4 +42,23 @@ export function submitButton(ctx: PageContext, label: string, options: { primary
   }
   const classes = [options.primary ? 'primary' : '', options.tone ?? ''].filter(Boolean).join(' ');
   return html`<button type="submit"${classes ? html` class="${classes}"` : ''}>${label}</button>`;
+}
+
+export interface TableRow {
+  cells: readonly HtmlValue[];
+  /** Attributes of the row (e.g. `data-version="2"`), written as given: callers build them from constants and numbers. */
+  attributes?: string;
+}
+
+/**
+ * A table: a Polaris table inside the Shopify admin, the app's own elsewhere (which stacks into cards at phone width,
+ * each cell labelled with its heading).
+ */
+export function dataTable(ctx: PageContext, headings: readonly string[], rows: readonly TableRow[]): Html {
+  if (ctx.embedded) {
+    return html`<s-table><s-table-header-row>${headings.map((h) => html`<s-table-header>${h}</s-table-header>`)}</s-table-header-row>
+<s-table-body>${rows.map((r) => html`<s-table-row${trusted(r.attributes ? ` ${r.attributes}` : '')}>${r.cells.map((c) => html`<s-table-cell>${c}</s-table-cell>`)}</s-table-row>`)}</s-table-body></s-table>`;
+  }
+  return html`<div class="table-wrap"><table class="stack"><thead><tr>${headings.map((h) => html`<th>${h}</th>`)}</tr></thead>
+<tbody>${rows.map((r) => html`<tr${trusted(r.attributes ? ` ${r.attributes}` : '')}>${r.cells.map((c, i) => html`<td data-label="${headings[i] ?? ''}">${c}</td>`)}</tr>`)}</tbody></table></div>`;
 }

@@ -1,4 +1,5 @@
 import type { DataRequestSummary } from '../bridge/data-requests.js';
+import { dataTable } from './fields.js';
 import { html, type Html } from './html.js';
 import { formatTime, layout, type PageContext } from './views.js';
 
@@ -8,16 +9,17 @@ import { formatTime, layout, type PageContext } from './views.js';
  */
 export function dataRequestsPage(ctx: PageContext, data: { requests: DataRequestSummary[]; problems: number }): Html {
   const operator = ctx.viewer.kind === 'operator';
-  const rows = data.requests.map(
-    (r) => html`<tr>
-<td data-label="Request" class="mono">${r.requestId}</td>
-${operator ? html`<td data-label="Store">${r.shop}</td>` : ''}
-<td data-label="Received" class="small">${formatTime(r.createdAt)}</td>
-<td data-label="Orders">${r.orders}</td>
-<td data-label="Kept until" class="small muted">${formatTime(r.expiresAt)}</td>
-<td data-label="Report"><a class="button" download href="${ctx.link(`/admin/privacy/${encodeURIComponent(r.shop)}/${encodeURIComponent(r.requestId)}/report.json`)}">Download JSON</a></td>
-</tr>`,
-  );
+  const headings = ['Request', ...(operator ? ['Store'] : []), 'Received', 'Orders', 'Kept until', 'Report'];
+  const rows = data.requests.map((r) => ({
+    cells: [
+      html`<span class="mono">${r.requestId}</span>`,
+      ...(operator ? [r.shop] : []),
+      html`<span class="small">${formatTime(r.createdAt)}</span>`,
+      r.orders,
+      html`<span class="small muted">${formatTime(r.expiresAt)}</span>`,
+      html`<a class="button" download href="${ctx.link(`/admin/privacy/${encodeURIComponent(r.shop)}/${encodeURIComponent(r.requestId)}/report.json`)}">Download JSON</a>`,
+    ],
+  }));
   const body = html`<div class="card"><h2>Customer data requests</h2>
 <p class="muted">When a customer asks a store for their data, Shopify sends the request to print-bridge too. The report below
 lists what print-bridge holds about the customer's orders (the order link, its print status and shipments, and the stored
@@ -26,8 +28,7 @@ or as soon as the customer's data is redacted.</p>
 ${
   data.requests.length === 0
     ? html`<p class="muted">No data request in the last 30 days.</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Request</th>${operator ? html`<th>Store</th>` : ''}<th>Received</th><th>Orders</th><th>Kept until</th><th>Report</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`
+    : dataTable(ctx, headings, rows)
 }
 </div>`;
   return layout(ctx, 'Customer data', 'privacy', body, { problems: data.problems });

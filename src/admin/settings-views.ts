@@ -1,6 +1,6 @@
 import type { ShopSetup } from '../shops/model.js';
 import type { ChecklistItem } from '../shops/setup.js';
-import { submitButton, textField } from './fields.js';
+import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './views.js';
 
@@ -79,12 +79,17 @@ ${data.postback.triggers.map((t) => html`<h3 class="small">${t.event}</h3><pre c
 
 /** An operator's list of stores with a link to each one's settings. */
 export function settingsIndexPage(ctx: PageContext, data: { setups: ShopSetup[]; problems: number }): Html {
-  const rows = data.setups.map(
-    (s) => html`<tr><td data-label="Store"><a href="${ctx.link('/admin/settings', { shop: s.shop })}">${s.shop}</a></td><td data-label="Account">${s.printAccount ? html`own: ${s.printAccount.sourceAccount}` : 'the app\'s (PRINT_API_*)'}</td><td data-label="Mode">${s.mode}</td><td data-label="Mapping">${s.mappingVersion ? `own, version ${s.mappingVersion}` : 'files'}</td></tr>`,
-  );
+  const rows = data.setups.map((s) => ({
+    cells: [
+      html`<a href="${ctx.link('/admin/settings', { shop: s.shop })}">${s.shop}</a>`,
+      s.printAccount ? `own: ${s.printAccount.sourceAccount}` : "the app's (PRINT_API_*)",
+      s.mode,
+      s.mappingVersion ? `own, version ${s.mappingVersion}` : 'files',
+    ],
+  }));
   const body = html`<div class="card"><h2>Stores with a set-up of their own</h2>
 <form method="get" action="/admin/settings" class="filters">${textField(ctx, { name: 'shop', label: 'Store', placeholder: 'acme.myshopify.com' })}${submitButton(ctx, 'Open')}</form>
-${rows.length ? html`<div class="table-wrap"><table class="stack"><thead><tr><th>Store</th><th>Account</th><th>Mode</th><th>Mapping</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">None yet: every store uses the app's account, live, and the mapping files.</p>`}
+${rows.length ? dataTable(ctx, ['Store', 'Account', 'Mode', 'Mapping'], rows) : html`<p class="muted">None yet: every store uses the app's account, live, and the mapping files.</p>`}
 </div>`;
   return layout(ctx, 'Settings', 'settings', body, { problems: data.problems });
 }

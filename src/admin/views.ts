@@ -1,7 +1,7 @@
 import type { HistoryEntry, OrderLink, Problem, UnreadablePostback } from '../bridge/order-store.js';
 import type { OrderStatus } from '../bridge/status.js';
 import { html, type Html, trusted } from './html.js';
-import { submitButton, textArea, textField } from './fields.js';
+import { dataTable, submitButton, textArea, textField } from './fields.js';
 import { ADMIN_CSS } from './styles.js';
 
 /** What every page needs to build its links and forms for the viewer's session. */
@@ -259,11 +259,7 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
   ];
   const headings = ['Order', 'Shop', 'Status', 'sourceOrderId', 'Print _id', 'Shipments and tracking', 'Updated'];
   // Inside the Shopify admin a Polaris table; elsewhere the app's own, which stacks into cards at phone width.
-  const table = ctx.embedded
-    ? html`<s-table><s-table-header-row>${headings.map((h) => html`<s-table-header>${h}</s-table-header>`)}</s-table-header-row>
-<s-table-body>${data.links.map((l) => html`<s-table-row>${cells(l).map((c) => html`<s-table-cell>${c}</s-table-cell>`)}</s-table-row>`)}</s-table-body></s-table>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr>${headings.map((h) => html`<th>${h}</th>`)}</tr></thead>
-<tbody>${data.links.map((l) => html`<tr>${cells(l).map((c, i) => html`<td data-label="${headings[i]!}">${c}</td>`)}</tr>`)}</tbody></table></div>`;
+  const table = dataTable(ctx, headings, data.links.map((l) => ({ cells: cells(l) })));
   // OAuth cannot run inside the Shopify admin iframe: the link opens at the top level.
   const connect = data.connectUrl
     ? banner(ctx, 'warning', html`print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.`)
@@ -347,21 +343,25 @@ ${
 ${
   l.shipments.length === 0
     ? html`<p style="padding:0 16px 16px" class="muted">No shipments planned yet (they are planned when the order is mapped).</p>`
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>#</th><th>Status</th><th>Line items</th><th>Carrier and tracking</th><th>Shopify fulfillment</th></tr></thead><tbody>
-${l.shipments.map(
-  (s) => html`<tr><td data-label="#">${s.index}</td>
-<td data-label="Status"><div>${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div></td>
-<td data-label="Line items"><div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div></td>
-<td data-label="Tracking" class="mono">${s.trackingNumber ? `${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}` : '—'}</td>
-<td data-label="Fulfillment" class="mono"><div>${
-    !s.fulfillmentId && s.waitingForRelease
-      ? html`<span class="badge attention">on hold in Shopify</span><div style="white-space:normal">${s.waitingForRelease.message}</div><div class="small muted">since ${formatTime(s.waitingForRelease.since)}${
-          s.waitingForRelease.nextCheckAt ? `, checked again by ${formatTime(s.waitingForRelease.nextCheckAt)}` : ''
-        }</div>`
-      : (s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—'))
-  }${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div></td></tr>`,
-)}
-</tbody></table></div>`
+    : dataTable(
+        ctx,
+        ['#', 'Status', 'Line items', 'Carrier and tracking', 'Shopify fulfillment'],
+        l.shipments.map((s) => ({
+          cells: [
+            s.index,
+            html`<div>${statusOfShipment(ctx, s.status)}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div>`,
+            html`<div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div>`,
+            html`<span class="mono">${s.trackingNumber ? `${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}` : '—'}</span>`,
+            html`<div class="mono">${
+              !s.fulfillmentId && s.waitingForRelease
+                ? html`${ctx.embedded ? html`<s-badge tone="caution">on hold in Shopify</s-badge>` : html`<span class="badge attention">on hold in Shopify</span>`}<div style="white-space:normal">${s.waitingForRelease.message}</div><div class="small muted">since ${formatTime(s.waitingForRelease.since)}${
+                    s.waitingForRelease.nextCheckAt ? `, checked again by ${formatTime(s.waitingForRelease.nextCheckAt)}` : ''
+                  }</div>`
+                : (s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—'))
+            }${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div>`,
+          ],
+        })),
+      )
 }
 </div>
 <div class="card"><h2>History (newest first)</h2>
@@ -459,9 +459,7 @@ export function mappingsPage(
 ${
   data.files.length === 0
     ? banner(ctx, 'critical', html`No mapping file loads: every order is held until one does.`)
-    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>File</th><th>Stores</th><th>Destination</th></tr></thead><tbody>${data.files.map(
-        (f) => html`<tr><td data-label="File" class="mono">${f.file}</td><td data-label="Stores">${f.shops.join(', ')}</td><td data-label="Destination">${f.destination ?? '—'}</td></tr>`,
-      )}</tbody></table></div>`
+    : dataTable(ctx, ['File', 'Stores', 'Destination'], data.files.map((f) => ({ cells: [html`<span class="mono">${f.file}</span>`, f.shops.join(', '), f.destination ?? '—'] })))
 }
 </div>
 <div class="card"><h2>Problems in the files (${data.problems.length})</h2>
@@ -494,4 +492,9 @@ export function formatTime(iso: string | undefined): string {
   if (!iso) return '—';
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+}
+
+function statusOfShipment(ctx: PageContext, status: string): Html {
+  if (ctx.embedded) return html`<s-badge tone="${status === 'shipped' ? 'success' : 'neutral'}">${status}</s-badge>`;
+  return status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${status}</span>`;
 }

@@ -155,11 +155,11 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     await page.locator('.cm-editor').waitFor();
     await setText(v1.replace('ED1-', 'ED2-'));
     await page.getByRole('button', { name: 'Save as a new version' }).click();
-    await page.locator('tr[data-version="2"]').waitFor();
+    await page.locator('[data-version="2"]').waitFor();
     expect((await printedSku(await sendOrder('PRINT-E2'))).sku).toBe('ED2-PRINT-E2');
 
     // The diff of version 2 against 1, then back to version 1.
-    await page.locator('tr[data-version="2"]').getByRole('link', { name: 'Changes' }).click();
+    await page.locator('[data-version="2"]').getByRole('link', { name: 'Changes' }).click();
     await page.locator('#diff').waitFor();
     const diff = await page.locator('#diff').innerText();
     expect(diff).toContain('- ');
@@ -168,7 +168,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     await page.getByRole('link', { name: 'Back to the editor' }).click();
     await page.getByRole('button', { name: 'Use version 1 again' }).click();
     await page.locator('#flash[tone="success"]').waitFor();
-    expect(await page.locator('tr[data-version="1"]').innerText()).toContain('current');
+    expect(await page.locator('[data-version="1"]').innerText()).toContain('current');
     expect((await printedSku(await sendOrder('PRINT-E3'))).sku).toBe('ED1-PRINT-E3');
     await page.screenshot({ path: join(SHOTS, 'editor-versions.png'), fullPage: true });
   }, 60_000);

@@ -33,6 +33,10 @@ customElements.define('s-app-nav', class extends HTMLElement {
 
 export const POLARIS_STUB = `
 window.__cdn = (window.__cdn || []).concat('polaris');
+// Tables laid out as tables (Polaris draws its own; the stub only needs them readable in screenshots).
+const style = document.createElement('style');
+style.textContent = 's-table{display:table;width:100%;border-collapse:collapse}s-table-header-row,s-table-row{display:table-row}s-table-body{display:table-row-group}s-table-header,s-table-cell{display:table-cell;padding:6px 10px;border-bottom:1px solid #e3e3e3;vertical-align:top}s-table-header{font-weight:600}s-badge{display:inline-block;padding:0 6px;border-radius:6px;background:#e3e3e3}s-banner{display:block;padding:8px 12px;margin:8px 0;border-radius:8px;background:#eaf4ff}s-banner[tone=critical]{background:#fed1d7}s-banner[tone=success]{background:#cdfee1}';
+document.head.append(style);
 customElements.define('s-page', class extends HTMLElement {
   connectedCallback() {
     if (this.querySelector(':scope > h1')) return;
