@@ -1,19 +1,29 @@
 /**
- * bench:client: requests per second of PrintServiceClient against a local server that answers at once, beside the
- * same requests made with undici alone in the same run. The ratio is the client's own overhead (signing, URL building,
- * answer parsing with zod, error mapping).
+ * bench:client: requests per second of print-bridge's PrintServiceClient against a local server that answers one order
+ * record at once, beside the strongest baseline and HP's own client in the same run (issue 17):
+ * - raw undici: `Pool.request` + `body.json()`, signing each request (what a bare integration must do at least);
+ * - print-bridge: `client.getBySourceId`, with signing, zod parsing of the answer and error mapping;
+ * - oneflow-sdk-js: HP's JavaScript SDK (`request('GET', path)`, axios), a development dependency for this benchmark.
+ * Rounds alternate the three, the median of the rounds is reported, at each concurrency.
  *
- *   npm run bench:client [-- --seconds 5 --concurrency 32]
+ *   npm run bench:client [-- --seconds 12 --rounds 4 --concurrency 16,32]
  */
 import { fork } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { loadavg, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
+import { Pool } from 'undici';
 import { PrintServiceClient } from '../src/print-service/client.js';
 import { signRequest } from '../src/print-service/signing.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '32' }, server: { type: 'boolean', default: false } },
+  options: {
+    seconds: { type: 'string', default: '12' },
+    rounds: { type: 'string', default: '4' },
+    concurrency: { type: 'string', default: '16,32' },
+    server: { type: 'boolean', default: false },
+  },
 });
 
 const RECORD = JSON.stringify({
@@ -29,7 +39,7 @@ const RECORD = JSON.stringify({
 });
 
 if (values.server) {
-  // Child process: answer every request at once so the client side is what is measured.
+  // Child process: answer every request at once, so the client side is what is measured.
   const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     req.resume();
@@ -47,52 +57,77 @@ if (values.server) {
   await main();
 }
 
+type Contender = { name: string; call: () => Promise<unknown>; close?: () => Promise<void> };
+
 async function main(): Promise<void> {
   const seconds = Number(values.seconds);
-  const concurrency = Number(values.concurrency);
+  const rounds = Number(values.rounds);
+  const levels = String(values.concurrency).split(',').map(Number);
   const child = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: ['--import', 'tsx'] });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
   const baseUrl = `http://127.0.0.1:${port}`;
+  const path = '/api/order/bysourceid/bench-1';
+  const require = createRequire(import.meta.url);
+  const OneFlowClient = require('oneflow-sdk-js') as (base: string, token: string, secret: string, options?: object) => { request(method: string, path: string): Promise<unknown> };
 
-  const client = new PrintServiceClient({ baseUrl, token: 'bench', secret: 'bench-secret', connections: concurrency });
-  const agent = new Agent({ connections: concurrency, keepAliveTimeout: 10_000 });
-  const url = new URL(`${baseUrl}/api/order/bysourceid/bench-1`);
-
-  const viaClient = () => client.getBySourceId('bench-1');
-  const viaUndici = async () => {
-    // The baseline still signs (that is what a bare integration would have to do) but skips everything else.
-    const headers = signRequest({ method: 'GET', url, token: 'bench', secret: 'bench-secret' });
-    const res = await request(url, { method: 'GET', headers, dispatcher: agent });
-    await res.body.json();
-  };
-
-  await run(viaUndici, concurrency, 1); // warm-up of both paths
-  await run(viaClient, concurrency, 1);
-  const rounds: { client: number; undici: number }[] = [];
-  for (let i = 0; i < 2; i++) {
-    const undici = await run(viaUndici, concurrency, seconds / 2);
-    const clientRate = await run(viaClient, concurrency, seconds / 2);
-    rounds.push({ client: clientRate, undici });
+  console.log(`bench:client  GET ${path} against a local server; ${rounds} rounds of ${(seconds / rounds / 3).toFixed(1)} s per contender, median`);
+  console.log(`  machine: ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}`);
+  const results: string[] = [];
+  for (const concurrency of levels) {
+    const pool = new Pool(baseUrl, { connections: concurrency, keepAliveTimeout: 10_000 });
+    const client = new PrintServiceClient({ baseUrl, token: 'bench', secret: 'bench-secret', connections: concurrency });
+    const sdk = OneFlowClient(`${baseUrl}/api`, 'bench', 'bench-secret');
+    const signedUrl = new URL(`${baseUrl}${path}`);
+    const contenders: Contender[] = [
+      {
+        name: 'raw undici Pool',
+        call: async () => {
+          const headers = signRequest({ method: 'GET', url: signedUrl, token: 'bench', secret: 'bench-secret' });
+          const res = await pool.request({ path, method: 'GET', headers });
+          return res.body.json();
+        },
+        close: () => pool.close(),
+      },
+      { name: 'print-bridge client', call: () => client.getBySourceId('bench-1'), close: () => client.close() },
+      { name: 'oneflow-sdk-js', call: () => sdk.request('GET', '/order/bysourceid/bench-1') },
+    ];
+    for (const c of contenders) await run(c.call, concurrency, 1); // warm-up
+    const rates = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+    for (let r = 0; r < rounds; r++) {
+      // Alternated, each starting in turn: no contender always runs on a warmer or colder machine.
+      const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]!);
+      for (const c of order) rates.get(c.name)!.push(await run(c.call, concurrency, seconds / rounds / contenders.length));
+    }
+    const med = (name: string) => median(rates.get(name)!);
+    const undici = med('raw undici Pool');
+    const ours = med('print-bridge client');
+    const hp = med('oneflow-sdk-js');
+    console.log(`\n  concurrency ${concurrency}`);
+    for (const c of contenders) console.log(`    ${c.name.padEnd(22)} ${med(c.name).toFixed(0).padStart(7)} req/s   (rounds: ${rates.get(c.name)!.map((v) => v.toFixed(0)).join(', ')})`);
+    console.log(`    print-bridge / raw undici Pool: ${(ours / undici).toFixed(2)}   (target ≥ 0.8)`);
+    console.log(`    print-bridge / oneflow-sdk-js:  ${(ours / hp).toFixed(2)}   (target ≥ 6)`);
+    results.push(`| ${concurrency} | ${undici.toFixed(0)} | ${ours.toFixed(0)} | ${hp.toFixed(0)} | ${(ours / undici).toFixed(2)} | ${(ours / hp).toFixed(2)} |`);
+    for (const c of contenders) await c.close?.();
   }
-  const undiciRate = rounds.reduce((a, r) => a + r.undici, 0) / rounds.length;
-  const clientRate = rounds.reduce((a, r) => a + r.client, 0) / rounds.length;
-  console.log(`bench:client  concurrency ${concurrency}, ${seconds}s per side, GET /api/order/bysourceid/<id> against a local server`);
-  console.log(`  undici alone (signed, JSON.parse):       ${undiciRate.toFixed(0)} req/s`);
-  console.log(`  PrintServiceClient.getBySourceId:        ${clientRate.toFixed(0)} req/s`);
-  console.log(`  ratio client / undici:                   ${(clientRate / undiciRate).toFixed(2)}`);
-  await client.close();
-  await agent.close();
+  console.log('\n| concurrency | raw undici Pool req/s | print-bridge req/s | oneflow-sdk-js req/s | ÷ undici | ÷ SDK |\n|---|---|---|---|---|---|');
+  for (const line of results) console.log(line);
   child.kill();
 }
 
-async function run(call: () => Promise<unknown>, concurrency: number, seconds: number): Promise<number> {
-  const deadline = performance.now() + seconds * 1000;
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function run(fn: () => Promise<unknown>, concurrency: number, seconds: number): Promise<number> {
+  const until = performance.now() + seconds * 1000;
   let done = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        await call();
+      while (performance.now() < until) {
+        await fn();
         done += 1;
       }
     }),

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { errors as undiciErrors, Pool, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   type PrintOperation,
@@ -27,7 +27,7 @@ import {
   shipmentResourceSchema,
   validateAnswerSchema,
 } from './schema.js';
-import { signRequest } from './signing.js';
+import { RequestSigner } from './signing.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -70,10 +70,19 @@ const OBJECT_ID = /^[0-9a-f]{24}$/i;
  * the client; a create is sent exactly once per call, because only `submitOrder` knows how to make a repeated
  * create safe.
  */
+/** Where a request goes: the origin's connection pool, the path as sent (encoded) and as signed (decoded). */
+interface Target {
+  origin: string;
+  path: string;
+  signedPath: string;
+}
+
 export class PrintServiceClient {
   private readonly baseUrl: URL;
   private readonly ordersUrl: URL;
-  private readonly agent: Agent;
+  /** One keep-alive pool per origin (the base and orders URLs may differ): no per-request origin lookup. */
+  private readonly pools = new Map<string, Pool>();
+  private readonly signer: RequestSigner;
   private readonly retry: RetryPolicy;
   private readonly connectTimeoutMs: number;
   private readonly responseTimeoutMs: number;
@@ -88,14 +97,7 @@ export class PrintServiceClient {
     this.responseTimeoutMs = options.responseTimeoutMs ?? 30_000;
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;
-    this.agent = new Agent({
-      connections: options.connections ?? 64,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      connect: { timeout: this.connectTimeoutMs },
-      headersTimeout: this.responseTimeoutMs,
-      bodyTimeout: this.responseTimeoutMs,
-    });
+    this.signer = new RequestSigner(options.token, options.secret);
   }
 
   get sourceAccount(): string | undefined {
@@ -118,16 +120,19 @@ export class PrintServiceClient {
   }
 
   async list(query: { page?: number; pagesize?: number } = {}): Promise<OrderList> {
-    const url = this.url(this.baseUrl, ['api', 'order']);
+    const target = this.url(this.baseUrl, ['api', 'order']);
+    const search = new URLSearchParams();
     for (const key of ['page', 'pagesize'] as const) {
       const value = query[key];
       if (value === undefined) continue;
       if (!Number.isInteger(value) || value < 1) {
         throw new PrintRequestInvalidError('list', `${key} must be a whole number of 1 or more, got ${String(value)}.`);
       }
-      url.searchParams.set(key, String(value));
+      search.set(key, String(value));
     }
-    return this.withRetry('list', () => this.call('list', 'GET', url, undefined, orderListSchema));
+    // The query string is sent, not signed (docs/print-service-api.md).
+    const withQuery = search.size > 0 ? { ...target, path: `${target.path}?${search}` } : target;
+    return this.withRetry('list', () => this.call('list', 'GET', withQuery, undefined, orderListSchema));
   }
 
   async get(id: string): Promise<OrderRecord> {
@@ -203,7 +208,8 @@ export class PrintServiceClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    this.pools.clear();
   }
 
   /** Exposed for submitOrder's backoff, so both use one policy. */
@@ -215,11 +221,26 @@ export class PrintServiceClient {
     return this.retry;
   }
 
-  private url(base: URL, segments: readonly string[]): URL {
-    const url = new URL(base.href);
-    const prefix = url.pathname.replace(/\/+$/, '');
-    url.pathname = `${prefix}/${segments.map(encodeURIComponent).join('/')}`;
-    return url;
+  private url(base: URL, segments: readonly string[]): Target {
+    const prefix = base.pathname.replace(/\/+$/, '');
+    const path = `${prefix}/${segments.map(encodeURIComponent).join('/')}`;
+    return { origin: base.origin, path, signedPath: safeDecode(path) };
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: this.options.connections ?? 64,
+        keepAliveTimeout: 10_000,
+        keepAliveMaxTimeout: 60_000,
+        connect: { timeout: this.connectTimeoutMs },
+        headersTimeout: this.responseTimeoutMs,
+        bodyTimeout: this.responseTimeoutMs,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
   }
 
   private async withRetry<T>(operation: PrintOperation, send: () => Promise<T>): Promise<T> {
@@ -240,13 +261,15 @@ export class PrintServiceClient {
   private async call<S extends z.ZodType>(
     operation: PrintOperation,
     method: 'GET' | 'POST' | 'PUT',
-    url: URL,
+    target: Target,
     body: unknown,
     schema: S,
     resource = 'resource',
   ): Promise<z.output<S>> {
+    const signed = this.signer.sign(method, target.signedPath, this.now());
     const headers: Record<string, string> = {
-      ...signRequest({ method, url, token: this.options.token, secret: this.options.secret, now: this.now() }),
+      'x-service-date': signed['x-service-date'],
+      'x-service-authorization': signed['x-service-authorization'],
       accept: 'application/json',
     };
     let payload: string | undefined;
@@ -259,10 +282,10 @@ export class PrintServiceClient {
     let text: string;
     const started = performance.now();
     try {
-      response = await request(url, { method, headers, body: payload, dispatcher: this.agent });
+      response = await this.pool(target.origin).request({ path: target.path, method, headers, body: payload });
       text = await response.body.text();
     } catch (error) {
-      const failure = this.transportError(operation, url, error);
+      const failure = this.transportError(operation, target, error);
       this.options.onCall?.({ operation, status: failure instanceof PrintServiceTimeoutError ? 'timeout' : 'network', durationMs: performance.now() - started });
       throw failure;
     }
@@ -290,8 +313,8 @@ export class PrintServiceClient {
     throw new PrintServiceBadRequestError(operation, status, serviceError);
   }
 
-  private transportError(operation: PrintOperation, url: URL, error: unknown): PrintServiceError {
-    const where = url.origin + url.pathname;
+  private transportError(operation: PrintOperation, target: Target, error: unknown): PrintServiceError {
+    const where = target.origin + target.path.split('?')[0];
     if (error instanceof undiciErrors.ConnectTimeoutError) {
       return new PrintServiceTimeoutError(operation, where, this.connectTimeoutMs, 'connect');
     }
@@ -320,6 +343,14 @@ function parseBase(value: string, name: string): URL {
   return url;
 }
 
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 function requireText(operation: PrintOperation, name: string, value: string): void {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new PrintRequestInvalidError(operation, `${name} must be a non-empty string.`);
@@ -327,7 +358,8 @@ function requireText(operation: PrintOperation, name: string, value: string): vo
 }
 
 function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
+  // Empty or blank is "no JSON" (JSON.parse throws on both); no copy of the text is made to find out.
+  if (text.length === 0) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
