@@ -70,9 +70,9 @@ try {
   redis.disconnect();
 
   console.log(`bench:intake  POST /webhooks (signed orders/paid, unique webhook ids), ${connections} connections, ${seconds} s, autocannon`);
-  console.log(line('bare Express raw-body endpoint', base));
+  console.log(line('bare Express raw-body + HMAC endpoint', base));
   console.log(line('print-bridge web (verify, dedupe, queue)', result));
-  console.log(`  ratio print-bridge / bare Express: ${(result['2xx'] / Math.max(1, base['2xx'])).toFixed(2)}`);
+  console.log(`  ratio print-bridge / bare Express + HMAC: ${(result['2xx'] / Math.max(1, base['2xx'])).toFixed(2)}   (target ≥ 0.5)`);
   console.log(line('print-bridge web at an offered 1,000/s', atTarget));
   console.log(`  jobs queued during the run: ${queued} (answered 2xx: ${result['2xx']}); a 2xx without a job would be a lost order`);
   if (rssMb) console.log(`  RSS of the web process after the run: ${rssMb.toFixed(0)} MiB`);

@@ -1,12 +1,13 @@
 /**
  * A service for the benchmarks, run in a child process of its own: `emulator`, `stand-in` or `baseline` (a bare
- * Express app with a raw-body POST /webhooks that answers 200). Reports its address to the parent over IPC, then
+ * Express app with a raw-body POST /webhooks that checks the HMAC and answers 200). Reports its address to the parent over IPC, then
  * answers `rss` messages with its memory.
  */
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { startEmulator } from '../src/emulator/server.js';
 import { startAdminStandIn } from '../src/shopify/admin-stand-in/index.js';
-import { SHOP, SHOP_TOKEN } from './bench-support.js';
+import { SHOP, SHOP_TOKEN, SHOPIFY_SECRET } from './bench-support.js';
 
 const kind = process.argv[2];
 process.on('message', (m) => {
@@ -31,7 +32,17 @@ if (kind === 'emulator') {
   process.send?.({ origin: standIn.origin });
 } else if (kind === 'baseline') {
   const app = express();
-  app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), (_req, res) => {
+  // The strongest fair baseline (issue 17): a raw-body endpoint that also checks the HMAC, in constant time, and
+  // answers; no parsing, no de-duplication, nothing durable.
+  const key = createSecretKey(Buffer.from(SHOPIFY_SECRET, 'utf8'));
+  app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), (req, res) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const given = Buffer.from(String(req.get('x-shopify-hmac-sha256') ?? ''), 'base64');
+    const expected = createHmac('sha256', key).update(body).digest();
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      res.status(401).json({ ok: false });
+      return;
+    }
     res.status(200).json({ ok: true, outcome: 'queued' });
   });
   const server = app.listen(0, '127.0.0.1', () => {

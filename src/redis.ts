@@ -12,6 +12,9 @@ export function createRedis(url: string, role: RedisRole, extra: RedisOptions = 
     role === 'request'
       ? {
           enableOfflineQueue: false,
+          // Many requests at once each send a few commands: those issued in the same tick go out in one write, and
+          // Redis reads them in one go (issue 17: fewer system calls on both sides under load; order is kept).
+          enableAutoPipelining: true,
           maxRetriesPerRequest: 1,
           commandTimeout: 2_000,
           connectTimeout: 2_000,

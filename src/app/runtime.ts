@@ -28,7 +28,7 @@ import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { parseJsonLossless } from '../shopify/json.js';
-import { libraryWebhookVerifier } from '../shopify/webhook-verifier.js';
+import { hmacWebhookVerifier } from '../shopify/webhook-hmac.js';
 import { createWebApp } from '../web/app.js';
 import { LivenessMonitor } from '../web/liveness.js';
 import { createAdminRouter } from '../admin/router.js';
@@ -220,7 +220,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       trustProxy: config.TRUST_PROXY,
       liveness: () => liveness.check(),
       webhooks: {
-        verify: libraryWebhookVerifier(shopify),
+        verify: hmacWebhookVerifier(config.SHOPIFY_API_SECRET!),
         isSeen: (id) => requestStore.isWebhookSeen(id),
         markSeen: (id) => requestStore.markWebhookSeen(id),
         enqueue: (job) => enqueueWebhook(intakeQueue, (shop, id, body) => requestStore.webhookBodies().keep(shop, id, body), job),
