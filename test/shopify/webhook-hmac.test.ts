@@ -15,7 +15,7 @@ const shopify = createShopifyApi({ apiKey: 'key', apiSecret: SECRET, appUrl: 'ht
 const library = libraryWebhookVerifier(shopify);
 const ours = hmacWebhookVerifier(SECRET);
 
-const BODY = JSON.stringify({ id: 5500000000000000001, name: '#1001', note: 'Zoë — ünïcode ✓' });
+const BODY = JSON.stringify({ id: 5500000001, name: '#1001', note: 'Zoë — ünïcode ✓' });
 const sign = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body, 'utf8').digest('base64');
 const headers = (overrides: Record<string, string | undefined> = {}): IncomingHttpHeaders => {
   const all: Record<string, string | undefined> = {
