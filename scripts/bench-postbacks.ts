@@ -115,7 +115,40 @@ async function main(): Promise<void> {
       },
     };
     if (BUDGET_BOUND) {
-      console.log(JSON.stringify({ ...print, secondsPerShipment: Number((elapsed / 1000 / total).toFixed(2)) }, null, 2));
+      // Points spent per shipment (issue 17), from the stand-in's log of the run (its last 1,000 calls): every Admin
+      // call of the shop, by operation, per fulfillment created; and the ceiling the bucket allows for the least a
+      // shipment needs (one order read and one fulfillmentCreate).
+      const logged = h.standIn.requests().filter((r) => r.shop === SHOP && r.actualQueryCost !== null && r.status === 200);
+      const creates = logged.filter((r) => (r.operation ?? '').includes('fulfillmentCreate'));
+      const byOperation: Record<string, { calls: number; points: number }> = {};
+      for (const r of logged) {
+        const entry = (byOperation[r.operation ?? '?'] ??= { calls: 0, points: 0 });
+        entry.calls += 1;
+        entry.points += r.actualQueryCost ?? 0;
+      }
+      const spent = logged.reduce((sum, r) => sum + (r.actualQueryCost ?? 0), 0);
+      const perShipment = creates.length ? spent / creates.length : NaN;
+      const createMean = creates.length ? creates.reduce((sum, r) => sum + (r.actualQueryCost ?? 0), 0) / creates.length : NaN;
+      const least = (print.orderReadCost.actualMean ?? 0) + createMean;
+      const ceiling = BUCKET.restoreRate / least;
+      const achieved = (total / elapsed) * 1000;
+      console.log(
+        JSON.stringify(
+          {
+            ...print,
+            secondsPerShipment: Number((elapsed / 1000 / total).toFixed(2)),
+            points: {
+              perShipment: Number(perShipment.toFixed(1)),
+              byOperation,
+              leastPerShipment: Number(least.toFixed(1)),
+              ceilingShipmentsPerSec: Number(ceiling.toFixed(2)),
+              achievedToCeiling: Number((achieved / ceiling).toFixed(2)),
+            },
+          },
+          null,
+          2,
+        ),
+      );
       return;
     }
 
