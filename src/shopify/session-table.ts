@@ -10,9 +10,22 @@ import type { Database } from '../db/database.js';
  * Shopify's own property array, so a later move to the official storage reads the same fields.
  */
 export class SessionTable implements SessionStorage {
-  constructor(private readonly database: Database) {}
+  /**
+   * Sessions read in the last `cacheMs`, by id: every Admin API call and every "is the store connected" check reads the
+   * store's session, three times per order in a flash sale (issue 17). Only sessions that exist are kept (a store
+   * connected by another process is seen at once), and a write or delete here forgets the entry; a token another
+   * process replaced is picked up within `cacheMs` (the old one stays valid far longer: it is refreshed 5 minutes
+   * before it expires, and an uninstalled store's calls fail and are retried).
+   */
+  private readonly cache = new Map<string, { properties: [string, string | number | boolean][]; until: number }>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly cacheMs = 2_000,
+  ) {}
 
   async storeSession(session: Session): Promise<boolean> {
+    this.cache.delete(session.id);
     const properties = Object.fromEntries(session.toPropertyArray(true));
     await this.database.rows(sql`
       INSERT INTO shopify_sessions (id, shop, is_online, session, updated_at)
@@ -22,16 +35,28 @@ export class SessionTable implements SessionStorage {
   }
 
   async loadSession(id: string): Promise<Session | undefined> {
+    const now = Date.now();
+    const cached = this.cache.get(id);
+    // A new Session each time: callers may change the one they get.
+    if (cached && cached.until > now) return Session.fromPropertyArray(cached.properties, true);
     const [row] = await this.database.rows<{ session: Record<string, string | number | boolean> }>(sql`SELECT session FROM shopify_sessions WHERE id = ${id}`);
-    return row ? Session.fromPropertyArray(Object.entries(row.session), true) : undefined;
+    if (!row) {
+      this.cache.delete(id);
+      return undefined;
+    }
+    const properties = Object.entries(row.session);
+    if (this.cacheMs > 0) this.cache.set(id, { properties, until: now + this.cacheMs });
+    return Session.fromPropertyArray(properties, true);
   }
 
   async deleteSession(id: string): Promise<boolean> {
+    this.cache.delete(id);
     await this.database.rows(sql`DELETE FROM shopify_sessions WHERE id = ${id}`);
     return true;
   }
 
   async deleteSessions(ids: string[]): Promise<boolean> {
+    for (const id of ids) this.cache.delete(id);
     await this.database.rows(sql`DELETE FROM shopify_sessions WHERE id IN (SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
     return true;
   }
