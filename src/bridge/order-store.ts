@@ -94,16 +94,30 @@ export class OrderStore {
     shop: string,
     orderId: string,
     mutate: (current: OrderLink | undefined) => Mutation | undefined,
+    /**
+     * The link as the caller last read or wrote it: tried first instead of a read (issue 17: one statement less per
+     * step). Only a write can rely on it (the compare-and-set proves it current); a "nothing to do" on it is checked
+     * again on a fresh read.
+     */
+    known?: OrderLink,
   ): Promise<{ link: OrderLink | undefined; changed: boolean }> {
+    let guess = known && known.shop === shop && known.orderId === orderId ? known : undefined;
+    let lost = false;
     for (let attempt = 0; attempt < 50; attempt++) {
       // Contenders that lost spread out instead of colliding again on the next read.
-      if (attempt > 0) await sleep(Math.random() * Math.min(50, 2 * attempt));
-      const current = await this.get(shop, orderId);
+      if (lost) await sleep(Math.random() * Math.min(50, 2 * attempt));
+      const current = guess ?? (await this.get(shop, orderId));
+      const guessed = guess !== undefined;
+      guess = undefined;
       const mutation = mutate(current ? structuredClone(current) : undefined);
-      if (!mutation) return { link: current, changed: false };
+      if (!mutation) {
+        if (guessed) continue;
+        return { link: current, changed: false };
+      }
       const now = this.clock();
       const link: OrderLink = { ...mutation.link, shop, orderId, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 };
       if (await this.write(current?.version ?? 0, link, mutation.history ?? [], now)) return { link, changed: true };
+      lost = true;
     }
     throw new OrderStoreConflictError(shop, orderId);
   }

@@ -150,7 +150,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
           ? [{ event: 'submission retried', source: 'worker' as const, detail: `attempt ${current.submitAttempts + 1}; asking the print service first` }]
           : [{ event: 'submitting', source: 'worker' as const, status: 'submitting' as const, detail: `as ${sourceOrderId}${mapped.leftOut.length ? `; left out: ${mapped.leftOut.map((l) => `${l.lineItemId} (${l.reason})`).join(', ')}` : ''}` }],
     };
-  });
+  }, link);
   if (!submitting || submitting.status !== 'submitting') {
     return submitOnce(deps, shop, orderId);
   }
@@ -200,7 +200,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         },
       ],
     };
-  });
+  }, submitting);
   const finalLink = submitted ?? submitting;
   await deps.store.indexPrintOrderId({ ...finalLink, printOrderId });
   if (finalLink.cancelRequested) await deps.scheduler.cancel(shop, orderId);

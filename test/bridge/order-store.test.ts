@@ -67,6 +67,31 @@ describe.each(['postgres', 'pglite'] as const)('OrderStore on %s', (engine) => {
     expect(link?.version).toBe(26);
   });
 
+  it('tries the link the caller knows first, and falls back to a fresh read when it is stale or would change nothing', async () => {
+    const orderId = 'gid://shopify/Order/31';
+    const { link: v1 } = await store.update(SHOP, orderId, () => ({ link: store.blank(SHOP, orderId) }));
+    // Someone else writes in between: the known link (version 1) is stale, the write on it loses, the fresh one wins.
+    await store.update(SHOP, orderId, (c) => ({ link: { ...c!, orderName: '#other' } }));
+    const seen: number[] = [];
+    const result = await store.update(SHOP, orderId, (c) => {
+      seen.push(c!.version);
+      return { link: { ...c!, problems: [...c!.problems, { kind: 'test', message: 'mine', at: '' }] } };
+    }, v1);
+    expect(seen).toEqual([1, 2]);
+    expect(result.link).toMatchObject({ version: 3, orderName: '#other', problems: [{ message: 'mine' }] });
+    // "Nothing to do" on a stale known link is not believed: the fresh link decides.
+    const decisions: string[] = [];
+    const noop = await store.update(SHOP, orderId, (c) => {
+      decisions.push(c!.orderName ?? '');
+      return c!.orderName === '#other' ? { link: { ...c!, orderName: '#renamed' } } : undefined;
+    }, v1);
+    expect(decisions).toEqual(['', '#other']);
+    expect(noop).toMatchObject({ changed: true, link: { version: 4, orderName: '#renamed' } });
+    // A current known link is written without a read.
+    const current = (await store.get(SHOP, orderId))!;
+    expect((await store.update(SHOP, orderId, (c) => ({ link: { ...c!, orderName: '#direct' } }), current)).link).toMatchObject({ version: 5 });
+  });
+
   it('keeps only the newest order body by updated_at, across time zones', async () => {
     const orderId = 'gid://shopify/Order/4';
     expect(await store.saveOrderBody(SHOP, orderId, '2026-11-21T10:00:00-04:00', '{"v":2}')).toBe(true);
