@@ -58,11 +58,16 @@ try {
   console.log(`bench:flash-sale  ${total} orders, ${concurrency} concurrent webhook senders, WORKER_CONCURRENCY ${values.workers}`);
   const started = performance.now();
   let refused = 0;
+  // When each order's webhook was accepted (2xx), by order number: the start of its webhook → print order time.
+  const acceptedAt = new Map<string, number>();
   const sending = pool(bodies, concurrency, async (body) => {
     for (;;) {
       const res = await request(`http://127.0.0.1:${env.PORT}/webhooks`, { method: 'POST', body, headers: signedHeaders(body, 'orders/paid', SHOP), dispatcher: agent });
       await res.body.dump();
-      if (res.statusCode === 200) return;
+      if (res.statusCode === 200) {
+        acceptedAt.set(String((JSON.parse(body) as { order_number: number }).order_number), Date.now());
+        return;
+      }
       refused += 1; // Shopify would deliver again; so do we.
       await sleep(100);
     }
@@ -79,7 +84,18 @@ try {
   }
   const doneAt = performance.now();
 
-  const listing = (await (await request(`${emulatorUrl}/_emulator/orders`)).body.json()) as { data: { orderData: { sourceOrderId?: string } }[] };
+  const listing = (await (await request(`${emulatorUrl}/_emulator/orders`)).body.json()) as { data: { createdAt?: string; orderData: { sourceOrderId?: string } }[] };
+  // Webhook accepted → print order acknowledged (the emulator's createdAt), per order; the sourceOrderId ends with the
+  // order number (the bench mapping's `{{ shop.handle }}-{{ order.order_number }}`).
+  const latencies = listing.data
+    .map((o) => {
+      const number = /-(\d+)$/.exec(o.orderData.sourceOrderId ?? '')?.[1];
+      const accepted = number ? acceptedAt.get(number) : undefined;
+      return accepted !== undefined && o.createdAt ? Date.parse(o.createdAt) - accepted : undefined;
+    })
+    .filter((ms): ms is number => ms !== undefined && Number.isFinite(ms))
+    .sort((a, b) => a - b);
+  const percentile = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]! : NaN);
   const counts = new Map<string, number>();
   for (const o of listing.data) counts.set(o.orderData.sourceOrderId ?? '', (counts.get(o.orderData.sourceOrderId ?? '') ?? 0) + 1);
   const duplicates = [...counts.values()].filter((n) => n > 1).length;
@@ -88,6 +104,7 @@ try {
   console.log(`  webhooks accepted in ${((sentAt - started) / 1000).toFixed(1)} s (${(total / ((sentAt - started) / 1000)).toFixed(0)}/s; ${refused} answered 503 and were resent)`);
   console.log(`  all ${counts.size} print orders acknowledged after ${seconds.toFixed(1)} s: ${(counts.size / seconds).toFixed(0)} orders/s end to end`);
   console.log(`  duplicates at the printer: ${duplicates}   losses: ${losses}`);
+  console.log(`  webhook accepted → print order acknowledged: p50 ${(percentile(0.5) / 1000).toFixed(1)} s, p99 ${(percentile(0.99) / 1000).toFixed(1)} s (${latencies.length} orders)`);
 
   // Baseline: the printer's own ceiling, the same number of creates straight from the client.
   const client = new PrintServiceClient({ baseUrl: emulatorUrl, token: 'demo-token', secret: 'demo-secret', connections: concurrency });
