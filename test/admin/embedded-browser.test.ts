@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
-import { APP_BRIDGE_STUB, POLARIS_STUB } from '../helpers/embedded-stubs.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
 
 /**
  * The embedded app in a real browser, as the Shopify admin opens it (issue 15): application_url with a session token,
@@ -12,7 +12,6 @@ import { APP_BRIDGE_STUB, POLARIS_STUB } from '../helpers/embedded-stubs.js';
  * `<s-app-nav>`, a Polaris page, and no header of our own. The stubs implement just enough of App Bridge (the
  * `shopify` global, `idToken()`) and of the Polaris elements to render and navigate, and count what was loaded.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 const SHOTS = join(process.cwd(), 'test-results');
 
@@ -29,16 +28,8 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     h.standIn.seedOrder(SHOP, order);
     await h.sendWebhook('orders/paid', order);
     await waitFor(async () => (await h.runtime.store.get(SHOP, order.admin_graphql_api_id))?.status === 'submitted', { what: 'the submitted order' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(8_000);
     // Shopify's CDN, served by the test; any other outside request fails the test.
-    await page.route('https://cdn.shopify.com/shopifycloud/app-bridge.js', (route) => route.fulfill({ contentType: 'text/javascript', body: APP_BRIDGE_STUB }));
-    await page.route('https://cdn.shopify.com/shopifycloud/polaris.js', (route) => route.fulfill({ contentType: 'text/javascript', body: POLARIS_STUB }));
-    await page.route('https://cdn.shopify.com/shopifycloud/test-token', (route) =>
-      route.fulfill({ contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' }, body: signSessionToken({ apiKey: 'test-key', apiSecret: SHOPIFY_SECRET }, SHOP) }),
-    );
-    await page.route((url) => !url.href.startsWith(h.runtime.url!) && !url.href.startsWith('https://cdn.shopify.com/shopifycloud/'), (route) => route.abort());
+    ({ browser, page } = await embeddedPage({ appUrl: h.runtime.url!, shop: SHOP, apiSecret: SHOPIFY_SECRET, timeoutMs: 8_000 }));
     page.on('request', (request) => {
       if (request.url().startsWith(h.runtime.url!)) requests.push({ method: request.method(), url: request.url(), authorization: request.headers().authorization });
     });

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAccounts } from '../../src/emulator/accounts.js';
 import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
-import { APP_BRIDGE_STUB, POLARIS_STUB } from '../helpers/embedded-stubs.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 
 /**
@@ -13,7 +13,6 @@ import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHar
  * live), and the mapping editor (a typo shown at its line and column as you type, the preview of a real order, save
  * and rollback changing what the next order uses). Screenshots in test-results/.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(process.cwd(), 'test-results');
 const ACCOUNTS = parseAccounts([
   { name: 'demo-brand', token: 'demo-token', secret: 'demo-secret', accountId: 'a0000000000000000000000a' },
@@ -44,15 +43,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     h = await startHarness({ emulator: { manual: true, accounts: ACCOUNTS } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    await page.route('https://cdn.shopify.com/shopifycloud/app-bridge.js', (route) => route.fulfill({ contentType: 'text/javascript', body: APP_BRIDGE_STUB }));
-    await page.route('https://cdn.shopify.com/shopifycloud/polaris.js', (route) => route.fulfill({ contentType: 'text/javascript', body: POLARIS_STUB }));
-    await page.route('https://cdn.shopify.com/shopifycloud/test-token', (route) =>
-      route.fulfill({ contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' }, body: signSessionToken({ apiKey: 'test-key', apiSecret: SHOPIFY_SECRET }, SHOP) }),
-    );
-    await page.route((url) => !url.href.startsWith(h.runtime.url!) && !url.href.startsWith('https://cdn.shopify.com/shopifycloud/'), (route) => route.abort());
+    ({ browser, page } = await embeddedPage({ appUrl: h.runtime.url!, shop: SHOP, apiSecret: SHOPIFY_SECRET }));
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

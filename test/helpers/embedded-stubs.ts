@@ -1,3 +1,6 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
+
 /**
  * Just enough of Shopify's CDN scripts for browser tests (nothing outside loads here): App Bridge (the `shopify`
  * global with `idToken()` fetching a fresh session token from the test, the bounce page's reload, `<s-app-nav>` drawn
@@ -74,3 +77,23 @@ customElements.define('s-button', class extends HTMLElement {
 });
 for (const name of ['s-link', 's-banner', 's-badge', 's-section', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
 
+
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * A page in headless Chromium as the Shopify admin's iframe: Shopify's CDN scripts served by the test, a fresh session
+ * token for `shop` signed with `apiSecret` on each `shopify.idToken()`, and every other outside request refused.
+ */
+export async function embeddedPage(options: { appUrl: string; shop: string; apiSecret: string; apiKey?: string; timeoutMs?: number }): Promise<{ browser: Browser; page: Page }> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.setDefaultTimeout(options.timeoutMs ?? 10_000);
+  await page.route('https://cdn.shopify.com/shopifycloud/app-bridge.js', (route) => route.fulfill({ contentType: 'text/javascript', body: APP_BRIDGE_STUB }));
+  await page.route('https://cdn.shopify.com/shopifycloud/polaris.js', (route) => route.fulfill({ contentType: 'text/javascript', body: POLARIS_STUB }));
+  await page.route('https://cdn.shopify.com/shopifycloud/test-token', (route) =>
+    route.fulfill({ contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' }, body: signSessionToken({ apiKey: options.apiKey ?? 'test-key', apiSecret: options.apiSecret }, options.shop) }),
+  );
+  await page.route((url) => !url.href.startsWith(options.appUrl) && !url.href.startsWith('https://cdn.shopify.com/shopifycloud/'), (route) => route.abort());
+  return { browser, page };
+}
