@@ -159,6 +159,18 @@ export const configSchema = z.object({
       .default('false')
       .transform((v) => v === 'true' || v === '1' || v === 'yes'),
   ),
+  /**
+   * Development and tests only: merchants may point their own print account at a local or private address (the
+   * emulator on 127.0.0.1). Off: an account entered in the app must be https to a public host name, and its
+   * connections refuse private, loopback and link-local addresses (docs/stores.md).
+   */
+  PRINT_ACCOUNT_PRIVATE_HOSTS: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default('false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  ),
   /** Bearer token that `GET /metrics` requires; unset: /metrics is not served on the public port. */
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
   /** A separate port for `GET /metrics` without a token, bound to METRICS_HOST (127.0.0.1 by default). */

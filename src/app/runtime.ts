@@ -14,6 +14,7 @@ import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
 import { PrintAccounts } from '../shops/print-accounts.js';
+import { publicOnlyLookup } from '../shops/account-address.js';
 import { ShopSettingsStore } from '../shops/settings-store.js';
 import { StoreMappingSync } from '../shops/mapping-sync.js';
 import type { SetupDeps } from '../shops/setup.js';
@@ -152,7 +153,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     settings: shopSettings,
     envClient: printService,
     createClient: (account) =>
-      new PrintServiceClient({ baseUrl: account.baseUrl, ordersUrl: account.ordersUrl ?? account.baseUrl, token: account.token, secret: account.secret, sourceAccount: account.sourceAccount, ...clientHooks }),
+      new PrintServiceClient({
+        baseUrl: account.baseUrl,
+        ordersUrl: account.ordersUrl ?? account.baseUrl,
+        token: account.token,
+        secret: account.secret,
+        sourceAccount: account.sourceAccount,
+        ...clientHooks,
+        // A merchant's account reaches public addresses only, on every connection (src/shops/account-address.ts).
+        ...(account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS ? { lookup: publicOnlyLookup } : {}),
+      }),
   });
   const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
   // Stores' own mapping versions (saved in the app or pushed): served by this process's registry, kept current.

@@ -5,6 +5,7 @@ import { PrintServiceClient } from '../print-service/client.js';
 import { enqueueReexamine, type OrderJob } from '../queue/queues.js';
 import type { PrintAccount } from '../shops/model.js';
 import { checkPrintAccount } from '../shops/print-accounts.js';
+import { publicOnlyLookup } from '../shops/account-address.js';
 import type { SetupDeps } from '../shops/setup.js';
 import type { ShopSettingsStore } from '../shops/settings-store.js';
 
@@ -13,7 +14,9 @@ import type { ShopSettingsStore } from '../shops/settings-store.js';
  * refreshed at once) and for the command line (a process of its own: the running app notices within seconds).
  */
 export function shopSetupDeps(options: {
-  config: Pick<Config, 'APP_URL' | 'PRINT_API_CONNECT_TIMEOUT_MS'>;
+  config: Pick<Config, 'APP_URL' | 'PRINT_API_CONNECT_TIMEOUT_MS' | 'PRINT_ACCOUNT_PRIVATE_HOSTS'>;
+  /** The operator's command line: accounts it sets are trusted (any address). */
+  operator?: boolean;
   settings: ShopSettingsStore;
   orders: Queue<OrderJob>;
   registry: Pick<MappingRegistry, 'forShop'>;
@@ -22,9 +25,11 @@ export function shopSetupDeps(options: {
   clock?: () => Date;
 }): SetupDeps {
   const clock = options.clock ?? (() => new Date());
+  const restrict = !options.operator && !options.config.PRINT_ACCOUNT_PRIVATE_HOSTS;
   return {
     settings: options.settings,
-    checkAccount: (account) => checkAccountOnce(account, options.config.PRINT_API_CONNECT_TIMEOUT_MS, clock),
+    restrictAccountAddresses: restrict,
+    checkAccount: (account) => checkAccountOnce(account, options.config.PRINT_API_CONNECT_TIMEOUT_MS, clock, restrict),
     invalidate: options.invalidate ?? (() => undefined),
     refreshMappings: options.refreshMappings ?? (async () => undefined),
     reexamine: async (shop, cause) => {
@@ -37,7 +42,7 @@ export function shopSetupDeps(options: {
 }
 
 /** One signed call, no retries (a person waits for the answer), with a client made for the account and closed after. */
-export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date) {
+export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date, publicOnly = false) {
   const client = new PrintServiceClient({
     baseUrl: account.baseUrl,
     ordersUrl: account.ordersUrl ?? account.baseUrl,
@@ -48,6 +53,7 @@ export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: 
     responseTimeoutMs: 15_000,
     retry: { maxAttempts: 1 },
     connections: 1,
+    ...(publicOnly ? { lookup: publicOnlyLookup } : {}),
   });
   try {
     return await checkPrintAccount(client, account, clock());

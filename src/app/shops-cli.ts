@@ -187,7 +187,7 @@ async function withSetup(work: (context: { config: Config; database: Database; s
   const registry = new MappingRegistry({ dir: config.MAPPINGS_DIR, mapOptions: { artwork: { hosts: config.ARTWORK_HOSTS } } });
   registry.load();
   const settings = new ShopSettingsStore(database, config.ENCRYPTION_KEY ?? []);
-  const setup = shopSetupDeps({ config, settings, orders: queues.orders, registry });
+  const setup = shopSetupDeps({ config, settings, orders: queues.orders, registry, operator: true });
   // The running workers take the look at waiting orders; a Redis that does not answer must not hang the command.
   const reexamine = setup.reexamine;
   setup.reexamine = (shop, cause) =>

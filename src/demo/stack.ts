@@ -152,6 +152,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         POSTBACK_TOKEN: postbackToken,
         // The demo's Redis keeps nothing on disk: fine for a demo, refused in production (docs/operations.md).
         REDIS_ALLOW_VOLATILE: 'true',
+        // The second store's own print account is the demo's local emulator.
+        PRINT_ACCOUNT_PRIVATE_HOSTS: 'true',
         ADMIN_TOKEN: options.adminToken ?? secret(16),
         MAPPINGS_DIR: mappingsDir,
         // Nothing goes silent in a run of seconds; the reconciliation would only add a scheduler to clean up.

@@ -1,3 +1,4 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors as undiciErrors, Pool, type Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -57,6 +58,8 @@ export interface PrintServiceClientOptions {
   random?: () => number;
   /** Keep-alive connections per origin. */
   connections?: number;
+  /** The address lookup of the client's sockets (a merchant's account refuses private addresses: src/shops/account-address.ts). */
+  lookup?: (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => void;
   /** Called before each retry of a read or PUT; for logs and metrics. */
   onRetry?: (info: { operation: PrintOperation; attempt: number; delayMs: number; error: PrintServiceError }) => void;
   /** Called after every HTTP exchange (each attempt); `status` is the HTTP status, or `network` / `timeout`. */
@@ -234,7 +237,7 @@ export class PrintServiceClient {
         connections: this.options.connections ?? 64,
         keepAliveTimeout: 10_000,
         keepAliveMaxTimeout: 60_000,
-        connect: { timeout: this.connectTimeoutMs },
+        connect: { timeout: this.connectTimeoutMs, ...(this.options.lookup ? { lookup: this.options.lookup } : {}) },
         headersTimeout: this.responseTimeoutMs,
         bodyTimeout: this.responseTimeoutMs,
       });

@@ -18,6 +18,11 @@ export interface PrintAccount {
   /** Destination (printer) account name; the mapping's `destination` wins when it names one. */
   destination?: string;
   connectedAt: string;
+  /**
+   * Who entered it: a merchant's (in the app) may reach public addresses only; the operator's (command line) is trusted.
+   * Absent: a merchant's.
+   */
+  setBy?: 'merchant' | 'operator';
 }
 
 /** What a page may see of an account. */

@@ -4,6 +4,7 @@ import type { FileProblem } from '../mapping/errors.js';
 import { loadStoreMapping } from '../mapping/store-mapping.js';
 import type { AccountCheck, PrintAccount, PrintMode, ShopSetup } from './model.js';
 import type { ShopSettingsStore } from './settings-store.js';
+import { accountAddressProblem } from './account-address.js';
 
 /**
  * A store's set-up as its merchant (the app's Settings and Mapping pages) or the operator (`print-bridge shops ...`,
@@ -28,6 +29,11 @@ export interface SetupDeps {
   mappingServes(shop: string): boolean;
   /** APP_URL: the postback address shown to the merchant. */
   appUrl?: string;
+  /**
+   * Merchants' accounts must be https to public hosts (off with PRINT_ACCOUNT_PRIVATE_HOSTS, for development and the
+   * demo); the operator's command line is trusted.
+   */
+  restrictAccountAddresses: boolean;
   clock: () => Date;
 }
 
@@ -52,7 +58,11 @@ export type ConnectOutcome = { kind: 'saved'; setup: ShopSetup; check?: AccountC
 
 /** Gives the store its own account, after one signed call proves it (unless `test: false`). */
 export async function connectPrintAccount(deps: SetupDeps, shop: string, input: PrintAccountInput, options: { test?: boolean } = {}): Promise<ConnectOutcome> {
-  const account: PrintAccount = { ...input, connectedAt: deps.clock().toISOString() };
+  if (deps.restrictAccountAddresses) {
+    const problem = accountAddressProblem(input.baseUrl, 'Base URL') ?? (input.ordersUrl ? accountAddressProblem(input.ordersUrl, 'Orders URL') : undefined);
+    if (problem) return { kind: 'refused', check: { ok: false, message: `${problem} (the print service must be reachable on the internet over https).`, at: deps.clock().toISOString() } };
+  }
+  const account: PrintAccount = { ...input, connectedAt: deps.clock().toISOString(), setBy: deps.restrictAccountAddresses ? 'merchant' : 'operator' };
   const check = options.test === false ? undefined : await deps.checkAccount(account);
   if (check && !check.ok) return { kind: 'refused', check };
   const setup = await deps.settings.setPrintAccount(shop, account, check);

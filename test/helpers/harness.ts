@@ -97,6 +97,8 @@ export async function startHarness(
       POSTBACK_TOKEN: 'postback-test-token-0123456789abcdef',
       // The test Redis keeps nothing on disk (as CI's); the durability check has tests of its own.
       REDIS_ALLOW_VOLATILE: 'true',
+      // The stores' own accounts in the tests are the local emulator.
+      PRINT_ACCOUNT_PRIVATE_HOSTS: 'true',
       METRICS_TOKEN: HARNESS_METRICS_TOKEN,
       MAPPINGS_DIR: mappingsDir,
       LOG_LEVEL: 'silent',
