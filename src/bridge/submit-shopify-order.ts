@@ -355,6 +355,8 @@ async function testRun(deps: BridgeDeps, link: OrderLink, service: PrintServiceP
   }
   const at = deps.clock().toISOString();
   const valid = problems.length === 0;
+  // Recorded first: whoever sees the test run on the order sees the checklist's step done too.
+  if (valid) await deps.printAccounts.recordTestValidated?.(link.shop);
   const wait = testModeProblem(link.shop, at, valid);
   const validation = problems.map((p) => ({ kind: 'validation', subject: p.subject, message: p.message, at }));
   await deps.store.update(link.shop, link.orderId, (current) => {
@@ -374,7 +376,6 @@ async function testRun(deps: BridgeDeps, link: OrderLink, service: PrintServiceP
       ],
     };
   });
-  if (valid) await deps.printAccounts.recordTestValidated?.(link.shop);
   deps.logger.info({ shop: link.shop, orderId: link.orderId, valid }, 'test mode: order validated at the print service, nothing created');
   return { kind: 'waiting', reason: WAIT_KINDS.testMode };
 }
