@@ -35,6 +35,15 @@ const wholeAtLeastZero = (fallback: number) =>
     emptyToUndefined,
     z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(0, 'must be 0 or more').default(fallback),
   );
+/** A yes/no variable: true, false, 1, 0, yes or no; unset or empty takes the default. */
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  );
 const positiveInt = (fallback: number) =>
   z.preprocess(
     emptyToUndefined,
@@ -120,13 +129,7 @@ export const configSchema = z.object({
     z.array(z.string().min(32, 'each token must be at least 32 characters (openssl rand -hex 24): it is all that guards the postback URL')).optional(),
   ),
   /** Whether Shopify e-mails the customer when a shipment becomes a fulfillment with tracking. */
-  SHOPIFY_NOTIFY_CUSTOMER: z.preprocess(
-    emptyToUndefined,
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-      .default('true')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
-  ),
+  SHOPIFY_NOTIFY_CUSTOMER: flag(true),
   /** Jobs one worker process runs at once, per queue. */
   WORKER_CONCURRENCY: positiveInt(16),
   /** Most print-service jobs (submit, cancel, amend) started per second across all workers; unset: no limit. */
@@ -152,25 +155,13 @@ export const configSchema = z.object({
   ),
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
   /** Accept a Redis that would lose acknowledged jobs on a crash (no AOF, no replica) or evicts keys; demo and tests only. */
-  REDIS_ALLOW_VOLATILE: z.preprocess(
-    emptyToUndefined,
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-      .default('false')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
-  ),
+  REDIS_ALLOW_VOLATILE: flag(false),
   /**
    * Development and tests only: merchants may point their own print account at a local or private address (the
    * emulator on 127.0.0.1). Off: an account entered in the app must be https to a public host name, and its
    * connections refuse private, loopback and link-local addresses (docs/stores.md).
    */
-  PRINT_ACCOUNT_PRIVATE_HOSTS: z.preprocess(
-    emptyToUndefined,
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-      .default('false')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
-  ),
+  PRINT_ACCOUNT_PRIVATE_HOSTS: flag(false),
   /** Bearer token that `GET /metrics` requires; unset: /metrics is not served on the public port. */
   METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
   /** A separate port for `GET /metrics` without a token, bound to METRICS_HOST (127.0.0.1 by default). */
@@ -186,13 +177,7 @@ export const configSchema = z.object({
       .optional(),
   ),
   /** Confirm shipped and cancelled postbacks by reading the order at the print service before Shopify is written. */
-  PRINT_CONFIRM_EVENTS: z.preprocess(
-    emptyToUndefined,
-    z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-      .default('true')
-      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
-  ),
+  PRINT_CONFIRM_EVENTS: flag(true),
   /** Proxy hops in front of the app whose X-Forwarded-* headers are believed (Express `trust proxy` as a number). */
   TRUST_PROXY: wholeAtLeastZero(0),
   /** Optional `user:password` the print service's triggers must send as HTTP basic auth on postbacks. */

@@ -14,11 +14,10 @@ import { ORDER_STATUSES } from '../bridge/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
 import { PrintAccounts } from '../shops/print-accounts.js';
-import { publicOnlyLookup } from '../shops/account-address.js';
 import { ShopSettingsStore } from '../shops/settings-store.js';
 import { StoreMappingSync } from '../shops/mapping-sync.js';
 import type { SetupDeps } from '../shops/setup.js';
-import { shopSetupDeps } from './shop-setup.js';
+import { accountClientOptions, shopSetupDeps } from './shop-setup.js';
 import { createQueues, enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
@@ -152,17 +151,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const printAccounts = new PrintAccounts({
     settings: shopSettings,
     envClient: printService,
+    // A merchant's account reaches public addresses only, on every connection; the operator's is trusted.
     createClient: (account) =>
-      new PrintServiceClient({
-        baseUrl: account.baseUrl,
-        ordersUrl: account.ordersUrl ?? account.baseUrl,
-        token: account.token,
-        secret: account.secret,
-        sourceAccount: account.sourceAccount,
-        ...clientHooks,
-        // A merchant's account reaches public addresses only, on every connection (src/shops/account-address.ts).
-        ...(account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS ? { lookup: publicOnlyLookup } : {}),
-      }),
+      new PrintServiceClient({ ...accountClientOptions(account, account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS), ...clientHooks }),
   });
   const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
   // Stores' own mapping versions (saved in the app or pushed): served by this process's registry, kept current.

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../config.js';
 import type { MappingRegistry } from '../mapping/registry.js';
-import { PrintServiceClient } from '../print-service/client.js';
+import { PrintServiceClient, type PrintServiceClientOptions } from '../print-service/client.js';
 import { enqueueReexamine, type OrderJob } from '../queue/queues.js';
 import type { PrintAccount } from '../shops/model.js';
 import { checkPrintAccount } from '../shops/print-accounts.js';
@@ -41,19 +41,29 @@ export function shopSetupDeps(options: {
   };
 }
 
-/** One signed call, no retries (a person waits for the answer), with a client made for the account and closed after. */
-export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date, publicOnly = false) {
-  const client = new PrintServiceClient({
+/**
+ * What a client for a store's own account is made of: its addresses and credentials, and, for an account a merchant
+ * entered, connections that refuse private addresses (src/shops/account-address.ts).
+ */
+export function accountClientOptions(account: PrintAccount, publicOnly: boolean): PrintServiceClientOptions {
+  return {
     baseUrl: account.baseUrl,
     ordersUrl: account.ordersUrl ?? account.baseUrl,
     token: account.token,
     secret: account.secret,
     sourceAccount: account.sourceAccount,
+    ...(publicOnly ? { lookup: publicOnlyLookup } : {}),
+  };
+}
+
+/** One signed call, no retries (a person waits for the answer), with a client made for the account and closed after. */
+export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date, publicOnly = false) {
+  const client = new PrintServiceClient({
+    ...accountClientOptions(account, publicOnly),
     connectTimeoutMs,
     responseTimeoutMs: 15_000,
     retry: { maxAttempts: 1 },
     connections: 1,
-    ...(publicOnly ? { lookup: publicOnlyLookup } : {}),
   });
   try {
     return await checkPrintAccount(client, account, clock());

@@ -22,7 +22,7 @@ export interface ArtworkUrlPolicy {
 }
 
 /** Name suffixes that never reach the public internet (RFC 6761, RFC 8375, and common private zones). */
-const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'home.arpa', 'localdomain', 'invalid', 'test', 'onion'];
+export const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'home.arpa', 'localdomain', 'invalid', 'test', 'onion'];
 
 /** Why the URL may not be fetched by the printer, or undefined when it may. */
 export function artworkUrlProblem(value: string, policy: ArtworkUrlPolicy = {}): string | undefined {

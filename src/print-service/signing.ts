@@ -86,7 +86,7 @@ export class RequestSigner {
       this.second = second;
       this.date = formatServiceDate(now);
     }
-    const signature = createHmac('sha1', this.key).update(`${method} ${signedPath} ${this.date}`, 'utf8').digest('hex');
+    const signature = createHmac('sha1', this.key).update(stringToSign(method, signedPath, this.date), 'utf8').digest('hex');
     return { [DATE_HEADER]: this.date, [AUTHORIZATION_HEADER]: `${this.token}:${signature}` };
   }
 }

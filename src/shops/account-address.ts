@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { PRIVATE_SUFFIXES } from '../mapping/artwork-url.js';
 
 /**
  * A merchant types their print service's address into the app, and the app then makes signed requests to it from
@@ -12,7 +13,6 @@ import { BlockList, isIP } from 'node:net';
  * the demo's local emulator).
  */
 
-const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'home.arpa', 'localdomain', 'invalid', 'test', 'onion'];
 
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [

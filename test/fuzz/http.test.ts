@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/logger.js';
 import { signRequest } from '../../src/print-service/signing.js';
 import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
-import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
+import { libraryWebhookVerifier } from '../helpers/library-webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
 import { testBackends } from '../helpers/backends.js';

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
 import { hmacWebhookVerifier } from '../../src/shopify/webhook-hmac.js';
-import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
+import { libraryWebhookVerifier } from '../helpers/library-webhook-verifier.js';
 
 /**
  * The app's own webhook verifier (issue 17: the library's costs a fifth of the web process under load) answers as

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../../src/redis.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
-import { libraryWebhookVerifier } from '../../src/shopify/webhook-verifier.js';
+import { libraryWebhookVerifier } from '../helpers/library-webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
 import { testBackends } from '../helpers/backends.js';
 import { lazyTestDatabase } from '../helpers/database.js';

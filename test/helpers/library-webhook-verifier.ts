@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Shopify } from '@shopify/shopify-api';
-import type { WebhookVerification } from './webhook-intake.js';
+import type { WebhookVerification } from '../../src/shopify/webhook-intake.js';
 
-/** Webhook HMAC verification through the Shopify library (constant-time comparison of X-Shopify-Hmac-Sha256). */
+/**
+ * Webhook HMAC verification through the Shopify library: the reference the app's own verifier
+ * (src/shopify/webhook-hmac.ts) is held to, case for case, and the verifier of tests that want the library's.
+ */
 export function libraryWebhookVerifier(shopify: Shopify) {
   return async (rawBody: string, headers: IncomingHttpHeaders): Promise<WebhookVerification> => {
     // The node adapter only reads headers, method and url from the request, and canonicalises every header it is
