@@ -1,11 +1,12 @@
 /**
  * bench:flash-sale: N orders (default 10,000) from signed orders/paid webhook to acknowledged print order, end to
- * end through real processes: `print-bridge start` (web + worker), the print-service emulator and the Shopify Admin
- * stand-in, each in its own process, Redis shared. Counts duplicates (a sourceOrderId created twice at the printer)
+ * end through real processes: `print-bridge web` and `print-bridge worker` (by default one of each, as DESIGN deploys
+ * them; `--workers-processes N` for more, `--start` for both roles in one process), the print-service emulator and the
+ * Shopify Admin stand-in, each in its own process, Redis and PostgreSQL shared. Counts duplicates (a sourceOrderId created twice at the printer)
  * and losses (an order never created). Baseline in the same run: the same number of signed creates sent straight to
  * the emulator with the project's client, i.e. the printer's own ceiling on this machine.
  *
- *   npm run bench:flash-sale [-- --orders 10000 --concurrency 50]
+ *   npm run bench:flash-sale [-- --orders 10000 --concurrency 50 --workers 64 --worker-processes 1 | --start]
  */
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +16,13 @@ import { signedHeaders } from './bench-webhooks.js';
 import { appEnv, benchMapping, benchOrder, cleanupPrefix, forkService, newPrefix, registerShop, SHOP, startApp } from './bench-support.js';
 
 const { values } = parseArgs({
-  options: { orders: { type: 'string', default: '10000' }, concurrency: { type: 'string', default: '50' }, workers: { type: 'string', default: '64' } },
+  options: {
+    orders: { type: 'string', default: '10000' },
+    concurrency: { type: 'string', default: '50' },
+    workers: { type: 'string', default: '64' },
+    'worker-processes': { type: 'string', default: '1' },
+    start: { type: 'boolean', default: false },
+  },
 });
 const total = Number(values.orders);
 const concurrency = Number(values.concurrency);
@@ -52,10 +59,14 @@ await new Promise<void>((resolve) => {
 });
 
 await registerShop(env);
-const app = await startApp('start', env);
+// Workers first: the web role's 2xx then meets a pipeline that is already running.
+const apps = values.start
+  ? [await startApp('start', env)]
+  : [...(await Promise.all(Array.from({ length: Number(values['worker-processes']) }, () => startApp('worker', env)))), await startApp('web', env)];
+const layout = values.start ? '`start` (web + worker in one process)' : `\`web\` + ${values['worker-processes']} \`worker\` process(es)`;
 const agent = new Agent({ connections: concurrency });
 try {
-  console.log(`bench:flash-sale  ${total} orders, ${concurrency} concurrent webhook senders, WORKER_CONCURRENCY ${values.workers}`);
+  console.log(`bench:flash-sale  ${total} orders, ${concurrency} concurrent webhook senders, ${layout}, WORKER_CONCURRENCY ${values.workers}`);
   const started = performance.now();
   let refused = 0;
   // When each order's webhook was accepted (2xx), by order number: the start of its webhook → print order time.
@@ -123,11 +134,11 @@ try {
   const baseSeconds = (performance.now() - baseStart) / 1000;
   await client.close();
   console.log(`  baseline, creates straight to the emulator: ${(total / baseSeconds).toFixed(0)} orders/s`);
-  console.log(`  ratio end to end / printer ceiling: ${(counts.size / seconds / (total / baseSeconds)).toFixed(2)}`);
-  const rate = counts.size / seconds;
-  console.log(`  target ≥ 200 orders/s, 0 duplicates, 0 losses: ${rate >= 200 && duplicates === 0 && losses === 0 ? 'met' : 'NOT met'}`);
+  const ratio = counts.size / seconds / (total / baseSeconds);
+  console.log(`  ratio end to end / printer ceiling: ${ratio.toFixed(2)}`);
+  console.log(`  target ≥ 0.2 of the printer ceiling, 0 duplicates, 0 losses: ${ratio >= 0.2 && duplicates === 0 && losses === 0 ? 'met' : 'NOT met'}`);
 } finally {
-  app.kill('SIGTERM');
+  for (const app of apps) app.kill('SIGTERM');
   emulator.child.kill();
   standIn.child.kill();
   await agent.close();

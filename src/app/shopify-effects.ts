@@ -45,11 +45,11 @@ export class ShopifyAdminClients {
 
 export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
   return {
-    async addTags(shop, orderId, tags) {
-      await (await clients.forShop(shop)).addTags(orderId, tags);
+    async orderShows(shop, orderId) {
+      return (await clients.forShop(shop)).orderShows(orderId);
     },
-    async removeTags(shop, orderId, tags) {
-      await (await clients.forShop(shop)).removeTags(orderId, tags);
+    async showStatus(shop, orderId, change) {
+      await (await clients.forShop(shop)).showStatus(orderId, change);
     },
     async appendNote(shop, orderId, line) {
       await (await clients.forShop(shop)).appendOrderNote(orderId, line);

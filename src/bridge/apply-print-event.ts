@@ -46,6 +46,13 @@ export interface ApplyPrintEventDeps {
   confirm?: ConfirmPrintEvent;
   /** First re-check delay of a held shipment. */
   holdRecheckMs?: number;
+  /**
+   * Shows the order's status in Shopify later, by a sync job (Scheduler.syncShopify), instead of in the event's job:
+   * the sync waits a moment and repeats while it waits are one, so an order's events close together (received,
+   * print-ready, its shipments) cost Shopify's query budget one write instead of one each (issue 17). Without it the
+   * event's job shows the status itself.
+   */
+  showStatusLater?: (shop: string, orderId: string) => Promise<void>;
 }
 
 export type ApplyPrintEventOutcome =
@@ -151,16 +158,13 @@ export async function fulfilWaitingShipments(deps: ApplyPrintEventDeps, shop: st
   const log = deps.logger.child({ shop, orderId, sourceOrderId: initial.sourceOrderId });
   return withShipmentLease(deps, initial, log, async (leaseHeld) => {
     const outcomes: ApplyPrintEventOutcome[] = [];
-    let seen: OrderForFulfillment | undefined;
     for (const index of waitingShipments((await deps.store.get(shop, orderId)) ?? initial)) {
       const link = (await deps.store.get(shop, orderId)) ?? initial;
       const shipment = link.shipments.find((s) => s.index === index)!;
       const tracking = trackingOf(deps, shop, { trackingNumber: shipment.trackingNumber, carrier: shipment.carrier });
-      const { outcome, order } = await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld);
-      seen = order ?? seen;
-      outcomes.push(outcome);
+      outcomes.push(await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld));
     }
-    if (outcomes.some((o) => o.kind !== 'waiting-for-release')) await markShippedInShopify(deps, initial, seen);
+    if (outcomes.some((o) => o.kind !== 'waiting-for-release')) await showInShopify(deps, initial);
     return outcomes;
   });
 }
@@ -273,30 +277,16 @@ async function moveStatus(
 }
 
 /**
- * The order's print-bridge tags follow from the link's status (shopify-sync.ts), the same rule every other writer
- * uses, so events in any order, repeats, and other jobs' syncs all converge on one set.
+ * The order shows its print status in Shopify (tags and metafield) by the rule every writer uses (shopify-sync.ts),
+ * so events in any order, repeats and other jobs' syncs all converge. With `showStatusLater` it is left to a sync job,
+ * where the events of one order close together are shown once.
  */
-async function syncTags(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
-  await syncOrderToShopify(
-    {
-      store: deps.store,
-      shopify: {
-        addTags: (shop, orderId, tags) => deps.shopify.addTags(shop, orderId, tags),
-        removeTags: (shop, orderId, tags) => deps.shopify.removeTags(shop, orderId, tags),
-        appendNote: (shop, orderId, line) => deps.shopify.appendOrderNote(shop, orderId, line),
-      },
-    },
-    link.shop,
-    link.orderId,
-  );
-}
-
-function statusValue(link: OrderLink): { status: OrderStatus; at: string; sourceOrderId: string | null; printOrderId: string | null } {
-  return { status: link.status, at: link.statusAt, sourceOrderId: link.sourceOrderId ?? null, printOrderId: link.printOrderId ?? null };
-}
-
-async function writeStatusMetafield(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
-  await deps.shopify.setStatusMetafield(link.shop, link.orderId, statusValue(link));
+async function showInShopify(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
+  if (deps.showStatusLater) {
+    await deps.showStatusLater(link.shop, link.orderId);
+    return;
+  }
+  await syncOrderToShopify({ store: deps.store, shopify: deps.shopify }, link.shop, link.orderId);
 }
 
 async function progress(
@@ -309,8 +299,7 @@ async function progress(
     // Progress at the printer clears what its earlier failure reported.
     moved ? clearProblems(c, ofKind('print-error', 'submission-error')) : c,
   );
-  await syncTags(deps, result.link);
-  await writeStatusMetafield(deps, result.link);
+  await showInShopify(deps, result.link);
   return { kind: 'status', status: result.link.status, moved: result.moved };
 }
 
@@ -330,10 +319,7 @@ async function failure(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintE
   const result = await moveStatus(deps, link, event, 'error', (c, moved) =>
     moved || c.status === 'error' ? replaceProblems(c, ofKind(kind), problems) : c,
   );
-  if (result.moved) {
-    await syncTags(deps, result.link);
-    await writeStatusMetafield(deps, result.link);
-  }
+  if (result.moved) await showInShopify(deps, result.link);
   return { kind: 'status', status: result.link.status, moved: result.moved };
 }
 
@@ -347,7 +333,7 @@ async function cancelled(deps: ApplyPrintEventDeps, link: OrderLink, event: Prin
   if (!result.moved && result.link.status !== 'cancelled') {
     return { kind: 'unchanged', detail: `a ${result.link.status} order cannot be cancelled; the event is in the history` };
   }
-  await syncTags(deps, result.link);
+  await showInShopify(deps, result.link);
   await deps.shopify.appendOrderNote(
     link.shop,
     link.orderId,
@@ -355,7 +341,6 @@ async function cancelled(deps: ApplyPrintEventDeps, link: OrderLink, event: Prin
       ? `print-bridge: the print service confirmed the cancellation of ${link.sourceOrderId ?? 'this order'}.`
       : `print-bridge: ${link.sourceOrderId ?? 'this order'} was cancelled at the print service; nothing will be fulfilled by print-bridge.`,
   );
-  await writeStatusMetafield(deps, result.link);
   return { kind: 'status', status: result.link.status, moved: result.moved };
 }
 
@@ -409,17 +394,9 @@ async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: Pri
   }
 
   const tracking = trackingOf(deps, shop, event);
-  const { outcome, order } = await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld);
-  await markShippedInShopify(deps, link, order);
+  const outcome = await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld);
+  await showInShopify(deps, link);
   return outcome;
-}
-
-/** Tags and metafield after a shipment; the metafield is left alone when the order, as read, already shows it. */
-async function markShippedInShopify(deps: ApplyPrintEventDeps, link: OrderLink, seen: OrderForFulfillment | undefined): Promise<void> {
-  const current = (await deps.store.get(link.shop, link.orderId)) ?? link;
-  await syncTags(deps, current);
-  if (seen && JSON.stringify(seen.status?.value) === JSON.stringify(statusValue(current))) return;
-  await writeStatusMetafield(deps, current);
 }
 
 async function fulfilShipment(
@@ -429,21 +406,21 @@ async function fulfilShipment(
   tracking: TrackingInfo | undefined,
   log: Logger,
   leaseHeld: () => void,
-): Promise<{ outcome: ApplyPrintEventOutcome; order?: OrderForFulfillment }> {
+): Promise<ApplyPrintEventOutcome> {
   const { shop, orderId } = link;
   const notify = deps.notifyCustomer ?? true;
   const wantedNumber = tracking?.number ?? undefined;
 
   if (shipment.fulfillmentId) {
     // An empty tracking number never clears the tracking a fulfillment already has.
-    if (!wantedNumber || wantedNumber === shipment.fulfilledTrackingNumber) return { outcome: { kind: 'unchanged', detail: `shipment ${shipment.index} is fulfilled as ${shipment.fulfillmentId}` } };
+    if (!wantedNumber || wantedNumber === shipment.fulfilledTrackingNumber) return { kind: 'unchanged', detail: `shipment ${shipment.index} is fulfilled as ${shipment.fulfillmentId}` };
     leaseHeld();
     await deps.shopify.updateFulfillmentTracking(shop, shipment.fulfillmentId, tracking!, notify);
     await recordFulfillment(deps, link, shipment.index, shipment.fulfillmentId, wantedNumber, `tracking changed to ${wantedNumber}`);
     log.info({ fulfillmentId: shipment.fulfillmentId, trackingNumber: wantedNumber }, 'fulfillment tracking updated');
-    return { outcome: { kind: 'tracking-updated', shipmentIndex: shipment.index, fulfillmentId: shipment.fulfillmentId } };
+    return { kind: 'tracking-updated', shipmentIndex: shipment.index, fulfillmentId: shipment.fulfillmentId };
   }
-  if (shipment.appliedAt) return { outcome: { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` } };
+  if (shipment.appliedAt) return { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` };
 
   const order = await deps.shopify.getOrderForFulfillment(shop, orderId);
   if (!order) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
@@ -457,13 +434,13 @@ async function fulfilShipment(
       await deps.shopify.updateFulfillmentTracking(shop, existing.id, tracking!, notify);
       await recordFulfillment(deps, link, shipment.index, existing.id, wantedNumber, `tracking changed to ${wantedNumber}`);
     }
-    return { outcome: { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: existing.id, adopted: true, shortfalls: [] }, order };
+    return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: existing.id, adopted: true, shortfalls: [] };
   }
 
   const wanted = shipment.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity }));
   const plan = planFulfillment(order, wanted);
   // One parcel, one tracking number: a shipment any of whose items Shopify holds waits whole for the release.
-  if (plan.held.length > 0) return { outcome: await waitForRelease(deps, link, shipment.index, plan.held, tracking), order };
+  if (plan.held.length > 0) return await waitForRelease(deps, link, shipment.index, plan.held, tracking);
   if (plan.shortfalls.length > 0) await noteShortfalls(deps, link, order, shipment.index, plan.shortfalls);
   if (plan.fulfillmentOrders.length === 0) {
     await deps.store.update(shop, orderId, (current) =>
@@ -474,7 +451,7 @@ async function fulfilShipment(
           }
         : undefined,
     );
-    return { outcome: { kind: 'nothing-to-fulfill', shipmentIndex: shipment.index, shortfalls: plan.shortfalls }, order };
+    return { kind: 'nothing-to-fulfill', shipmentIndex: shipment.index, shortfalls: plan.shortfalls };
   }
 
   let created;
@@ -486,7 +463,7 @@ async function fulfilShipment(
       // A hold placed between the read and the write: Shopify refuses the held fulfillment order. That is a wait.
       const again = await deps.shopify.getOrderForFulfillment(shop, orderId).catch(() => null);
       const held = again ? planFulfillment(again, wanted).held : [];
-      if (held.length > 0) return { outcome: await waitForRelease(deps, link, shipment.index, held, tracking), order: again ?? order };
+      if (held.length > 0) return await waitForRelease(deps, link, shipment.index, held, tracking);
       const at = deps.clock().toISOString();
       await deps.store.update(shop, orderId, (current) =>
         current
@@ -501,7 +478,7 @@ async function fulfilShipment(
   }
   await recordFulfillment(deps, link, shipment.index, created.id, wantedNumber, `fulfilled as ${created.name}`);
   log.info({ fulfillmentId: created.id, shipmentIndex: shipment.index, trackingNumber: wantedNumber }, 'shipment fulfilled in Shopify');
-  return { outcome: { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: created.id, adopted: false, shortfalls: plan.shortfalls }, order };
+  return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: created.id, adopted: false, shortfalls: plan.shortfalls };
 }
 
 async function recordFulfillment(deps: ApplyPrintEventDeps, link: OrderLink, index: number, fulfillmentId: string, trackingNumber: string | undefined, detail: string): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
-import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, TrackingInfo } from '../shopify/admin-api.js';
+import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from '../shopify/admin-api.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { OrderStore, ShipmentLineItem } from './order-store.js';
@@ -48,10 +48,18 @@ export interface MappingPort {
  * The effects the pipeline has in Shopify, called by the Shopify queue's jobs (use cases ask for them through the
  * Scheduler). Every call must be idempotent (tags are a set, notes are de-duplicated).
  */
-export interface ShopifyEffects {
-  addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
-  removeTags(shop: string, orderId: string, tags: string[]): Promise<void>;
+export interface ShopifyEffects extends StatusShowing {
   appendNote(shop: string, orderId: string, line: string): Promise<void>;
+}
+
+/**
+ * How the app shows an order's print status in Shopify (its print-bridge tags and the `$app:print_status` metafield):
+ * read what the order shows, then write only what differs, in one request (shopify-sync.ts).
+ */
+export interface StatusShowing {
+  /** Null when the shop has no such order (deleted). */
+  orderShows(shop: string, orderId: string): Promise<StatusShown | null>;
+  showStatus(shop: string, orderId: string, change: StatusChange): Promise<void>;
 }
 
 /**
@@ -59,16 +67,12 @@ export interface ShopifyEffects {
  * ShopifyAdminApi (`adminApiFulfillmentPort` in src/shopify/fulfillment-port.ts). Errors are the Admin API's typed
  * errors, which carry `retryable` and `retryAfterMs`.
  */
-export interface ShopifyFulfillmentPort {
+export interface ShopifyFulfillmentPort extends StatusShowing {
   getOrderForFulfillment(shop: string, orderId: string): Promise<OrderForFulfillment | null>;
   /** The order gid a fulfillment order belongs to (null when the shop has none such): fulfillment-order webhooks name only it. */
   getFulfillmentOrderOrder(shop: string, fulfillmentOrderId: string): Promise<{ orderId: string; status: string } | null>;
   createFulfillment(shop: string, input: CreateFulfillmentInput): Promise<FulfillmentSummary>;
   updateFulfillmentTracking(shop: string, fulfillmentId: string, tracking: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary>;
-  addTags(shop: string, orderId: string, tags: string[]): Promise<void>;
-  removeTags(shop: string, orderId: string, tags: string[]): Promise<void>;
-  /** The `$app:print_status` metafield (JSON), defined in shopify.app.toml. */
-  setStatusMetafield(shop: string, orderId: string, value: unknown): Promise<void>;
   /** Adds a line to the order note unless the note already has it. */
   appendOrderNote(shop: string, orderId: string, line: string): Promise<void>;
 }

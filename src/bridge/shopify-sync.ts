@@ -1,12 +1,18 @@
+import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
 import type { OrderLink } from './order-store.js';
-import { type BridgeDeps, TAGS } from './ports.js';
+import { type StatusShowing, TAGS } from './ports.js';
+import type { OrderStore } from './order-store.js';
 import type { OrderStatus } from './status.js';
 
 /**
- * What a Shopify order shows of its print status is derived from the link, never pushed as a sequence of changes: a
- * sync job reads the link when it runs and makes the order's tags match. Syncs can therefore be repeated, dropped in
- * favour of a later one, or run out of order, and the order still ends up right. They run on their own queue so that
- * Shopify's rate limit paces them without ever holding up a submission.
+ * What a Shopify order shows of its print status (its print-bridge tags and the `$app:print_status` metafield) is
+ * derived from the link, never pushed as a sequence of changes: a sync reads the link when it runs and makes the order
+ * show it. Syncs can therefore be repeated, dropped in favour of a later one, or run out of order, and the order still
+ * ends up right. They run on their own queue so that Shopify's rate limit paces them without ever holding up a
+ * submission.
+ *
+ * Shopify's query budget is the scarce thing (issue 17): a sync reads what the order shows (about 2 points) and writes
+ * only what differs, every write of it in one request, and nothing at all when the order already shows the status.
  */
 
 const STATUS_TAGS: Record<OrderStatus, string[]> = {
@@ -25,6 +31,9 @@ const STATUS_TAGS: Record<OrderStatus, string[]> = {
   'not-printed': [TAGS.notPrinted],
 };
 
+/** Statuses before the order reached the printer leave the metafield alone: nothing about the print to show yet. */
+const UNSHOWN: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['pending', 'waiting', 'submitting']);
+
 const PROBLEM_TAGS: Record<string, string> = {
   'cancel-refused': TAGS.cancelRefused,
   'amend-refused': TAGS.error,
@@ -32,6 +41,7 @@ const PROBLEM_TAGS: Record<string, string> = {
 };
 
 export const ALL_TAGS: readonly string[] = Object.values(TAGS);
+const OURS = new Set(ALL_TAGS.map((t) => t.toLowerCase()));
 
 export function desiredTags(link: OrderLink): string[] {
   const tags = new Set(STATUS_TAGS[link.status]);
@@ -42,20 +52,80 @@ export function desiredTags(link: OrderLink): string[] {
   return [...tags].sort();
 }
 
-export type SyncOutcome = { kind: 'synced'; tags: string[]; version: number } | { kind: 'unknown-order' };
+export interface PrintStatusValue {
+  status: OrderStatus;
+  at: string;
+  sourceOrderId: string | null;
+  printOrderId: string | null;
+}
 
-/** Makes the Shopify order's print-bridge tags match the link; repeats until the link stops changing under it. */
-export async function syncOrderToShopify(deps: Pick<BridgeDeps, 'store' | 'shopify'>, shop: string, orderId: string): Promise<SyncOutcome> {
+/** The `$app:print_status` value of a link; undefined while the order has not reached the printer. */
+export function statusValue(link: OrderLink): PrintStatusValue | undefined {
+  if (UNSHOWN.has(link.status)) return undefined;
+  return { status: link.status, at: link.statusAt, sourceOrderId: link.sourceOrderId ?? null, printOrderId: link.printOrderId ?? null };
+}
+
+/**
+ * What must be written for the order to show the link, given what it shows: tags are compared as Shopify does (case
+ * aside); only the app's own tags are ever removed; the metafield is written when its value differs. Undefined when the
+ * order shows the link already.
+ */
+export function statusChange(link: OrderLink, shown: StatusShown): StatusChange | undefined {
+  const wanted = desiredTags(link);
+  const wantedLower = new Set(wanted.map((t) => t.toLowerCase()));
+  const has = new Set(shown.tags.map((t) => t.toLowerCase()));
+  const addTags = wanted.filter((t) => !has.has(t.toLowerCase()));
+  const removeTags = shown.tags.filter((t) => OURS.has(t.toLowerCase()) && !wantedLower.has(t.toLowerCase()));
+  const value = statusValue(link);
+  const status = value !== undefined && canonical(value) !== canonical(shown.status) ? value : undefined;
+  if (addTags.length === 0 && removeTags.length === 0 && status === undefined) return undefined;
+  return { addTags, removeTags, ...(status !== undefined ? { status } : {}) };
+}
+
+/** Whether two links show the same in Shopify (same tags, same metafield value). */
+function showsSame(a: OrderLink, b: OrderLink): boolean {
+  return desiredTags(a).join() === desiredTags(b).join() && canonical(statusValue(a)) === canonical(statusValue(b));
+}
+
+/** JSON with sorted keys: a value read back from Shopify compares equal whatever order its keys came in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1))) : v,
+  );
+}
+
+export type SyncOutcome =
+  | { kind: 'synced'; tags: string[]; version: number; wrote: boolean }
+  | { kind: 'unknown-order' }
+  | { kind: 'not-in-shopify' };
+
+/**
+ * Makes the Shopify order show the link; repeats until the link stops changing under it. Every writer re-reads the
+ * link after writing, so a writer of an older status that wrote last sees the newer link and writes again: the order
+ * converges on the newest link although each sync skips what the order showed when it read.
+ */
+export async function syncOrderToShopify(
+  deps: { store: Pick<OrderStore, 'get'>; shopify: StatusShowing },
+  shop: string,
+  orderId: string,
+): Promise<SyncOutcome> {
   let link = await deps.store.get(shop, orderId);
   if (!link) return { kind: 'unknown-order' };
+  let shown: StatusShown | undefined;
+  let wrote = false;
   for (let round = 0; round < 5; round++) {
-    const tags = desiredTags(link);
-    const stale = ALL_TAGS.filter((t) => !tags.includes(t));
-    if (tags.length) await deps.shopify.addTags(shop, orderId, tags);
-    await deps.shopify.removeTags(shop, orderId, stale);
+    shown ??= (await deps.shopify.orderShows(shop, orderId)) ?? undefined;
+    if (!shown) return { kind: 'not-in-shopify' };
+    const change = statusChange(link, shown);
+    if (change) {
+      await deps.shopify.showStatus(shop, orderId, change);
+      wrote = true;
+    }
     const latest: OrderLink | undefined = await deps.store.get(shop, orderId);
-    if (!latest || desiredTags(latest).join() === tags.join()) return { kind: 'synced', tags, version: link.version };
+    if (!latest || showsSame(latest, link)) return { kind: 'synced', tags: desiredTags(link), version: link.version, wrote };
     link = latest;
+    // Someone may have written meanwhile: what the order shows is read again.
+    shown = undefined;
   }
-  return { kind: 'synced', tags: desiredTags(link), version: link.version };
+  return { kind: 'synced', tags: desiredTags(link), version: link.version, wrote };
 }

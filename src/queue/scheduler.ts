@@ -3,9 +3,23 @@ import type { FulfillmentOrderChange } from '../bridge/fulfillment-order-changed
 import type { Scheduler } from '../bridge/ports.js';
 import { enqueueReexamine, jobId, type Queues, submitJobId } from './queues.js';
 
+/**
+ * How long a sync waits before it reads the order: changes within it are shown by one sync (an order's received,
+ * print-ready and shipments often come seconds apart, and a burst of them would otherwise cost Shopify's query
+ * budget a write each; issue 17).
+ */
+export const SYNC_DELAY_MS = 1_000;
+
 /** The pipeline's Scheduler on BullMQ: job ids make a repeated request one job. */
 export class QueueScheduler implements Scheduler {
-  constructor(private readonly queues: Queues) {}
+  private readonly syncDelayMs: number;
+
+  constructor(
+    private readonly queues: Queues,
+    options: { syncDelayMs?: number } = {},
+  ) {
+    this.syncDelayMs = options.syncDelayMs ?? SYNC_DELAY_MS;
+  }
 
   async submit(shop: string, orderId: string, delayMs: number, generation = 0): Promise<void> {
     await this.queues.orders.add(
@@ -28,11 +42,12 @@ export class QueueScheduler implements Scheduler {
   }
 
   async syncShopify(shop: string, orderId: string): Promise<void> {
-    // At most one sync per order waits while another runs; the waiting one reads the link when it starts.
+    // One sync per order waits (requests while it waits are that one) and at most one more while it runs; each reads
+    // the link when it starts.
     await this.queues.shopify.add(
       'sync',
       { kind: 'sync', shop, orderId },
-      { deduplication: { id: jobId('sync', shop, orderId), keepLastIfActive: true } },
+      { delay: this.syncDelayMs, deduplication: { id: jobId('sync', shop, orderId), keepLastIfActive: true } },
     );
   }
 

@@ -1,4 +1,4 @@
-import { type Job, Queue, Worker, type WorkerOptions as WorkerSettings } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, Worker, type WorkerOptions as WorkerSettings } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
@@ -9,7 +9,7 @@ import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.j
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
 import { handleQueuedWebhook } from '../bridge/handle-webhook.js';
 import type { ConfirmPrintEvent } from '../bridge/confirm-print-event.js';
-import type { BridgeDeps, ShopifyFulfillmentPort, TrackingLookup } from '../bridge/ports.js';
+import type { BridgeDeps, ShopifyFulfillmentPort, StatusShowing, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
 import { syncOrderToShopify } from '../bridge/shopify-sync.js';
@@ -59,6 +59,8 @@ export interface PrintEventWorkerDeps {
   holdRecheckMs?: number;
   /** PRINT_CONFIRM_EVENTS: confirm shipped and cancelled postbacks with the print service first. */
   confirm?: ConfirmPrintEvent;
+  /** The order's status shown in Shopify by a sync job (ApplyPrintEventDeps.showStatusLater); startStatusSyncWorker runs them. */
+  showStatusLater?: (shop: string, orderId: string) => Promise<void>;
 }
 
 /**
@@ -131,7 +133,14 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     });
   const shopifyFairness = fair(QUEUE_NAMES.shopify);
   const applyDeps: ApplyPrintEventDeps | undefined = options.printEvents
-    ? { store: deps.store, logger: deps.logger, clock: deps.clock, ...options.printEvents, scheduleHoldRecheck: holdQueue?.schedule }
+    ? {
+        store: deps.store,
+        logger: deps.logger,
+        clock: deps.clock,
+        ...options.printEvents,
+        scheduleHoldRecheck: holdQueue?.schedule,
+        showStatusLater: (shop, orderId) => deps.scheduler.syncShopify(shop, orderId),
+      }
     : undefined;
 
   // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
@@ -284,6 +293,27 @@ export function startPrintEventWorker(
       final ? 'job failed for good' : 'job failed; it will be retried',
     );
   });
+  worker.on('error', (error) => options.logger.error({ queue: worker.name, err: error }, 'worker error'));
+  return { workers: [worker], close: () => worker.close() };
+}
+
+/**
+ * The Shopify queue's status syncs alone, beside startPrintEventWorker in a process (or a test) without the other
+ * queues: what `showStatusLater` schedules is shown in Shopify the way the app's workers do it.
+ */
+export function startStatusSyncWorker(
+  deps: { store: BridgeDeps['store']; shopify: StatusShowing; logger: BridgeDeps['logger'] },
+  options: Pick<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'logger'>,
+): Workers {
+  const worker = new Worker(
+    QUEUE_NAMES.shopify,
+    async (job: Job) => {
+      const data = shopifyJobSchema.parse(job.data);
+      if (data.kind !== 'sync') throw new UnrecoverableError(`a ${data.kind} job needs the app's workers (startWorkers)`);
+      return runWithRetrySemantics(() => syncOrderToShopify(deps, data.shop, data.orderId));
+    },
+    { connection: options.connection, prefix: bullPrefix(options.prefix), concurrency: options.concurrency ?? 8 },
+  );
   worker.on('error', (error) => options.logger.error({ queue: worker.name, err: error }, 'worker error'));
   return { workers: [worker], close: () => worker.close() };
 }

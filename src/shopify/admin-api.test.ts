@@ -327,6 +327,26 @@ describe('tags, metafield and note', () => {
     expect(order!.status!.value).toEqual({ status: 'print-ready', at: '2026-11-21T11:00:00Z' });
   });
 
+  it('shows a status in one request of only the mutations it needs, and reads back what the order shows', async () => {
+    const api = adminApi();
+    expect(await api.orderShows(ORDER_GID)).toEqual({ tags: ['vip'], status: null });
+    const before = standIn.requests().length;
+    await api.showStatus(ORDER_GID, { addTags: ['print-bridge:shipped'], removeTags: ['vip'], status: { status: 'shipped', at: '2026-11-24T10:00:00Z' } });
+    const sent = standIn.requests().slice(before);
+    expect(sent).toHaveLength(1);
+    // Shopify charges each mutation of a document: three here.
+    expect(sent[0]!.actualQueryCost).toBe(30);
+    expect(await api.orderShows(ORDER_GID)).toEqual({ tags: ['print-bridge:shipped'], status: { status: 'shipped', at: '2026-11-24T10:00:00Z' } });
+
+    await api.showStatus(ORDER_GID, { addTags: [], removeTags: [], status: { status: 'shipped', at: '2026-11-24T11:00:00Z' } });
+    expect(standIn.requests().slice(before + 2)).toEqual([expect.objectContaining({ actualQueryCost: 10 })]);
+    // Nothing to change: no request at all.
+    await api.showStatus(ORDER_GID, { addTags: [], removeTags: [] });
+    expect(standIn.requests()).toHaveLength(before + 3);
+    expect(await api.orderShows('gid://shopify/Order/2')).toBeNull();
+    await expect(api.showStatus('gid://shopify/Order/2', { addTags: ['x'], removeTags: [] })).rejects.toBeInstanceOf(ShopifyUserError);
+  });
+
   it('appends a note line once, keeping what the note said', async () => {
     standIn.seedOrder(SHOP, orderBody({ note: 'Gift wrap please' }), { replace: true });
     const api = adminApi();

@@ -183,6 +183,20 @@ export interface OrderForFulfillment {
   status: { value: unknown; updatedAt: string } | null;
 }
 
+/** What a Shopify order shows of its print status: all its tags, and the `$app:print_status` value (parsed) or null. */
+export interface StatusShown {
+  tags: string[];
+  status: unknown;
+}
+
+/** The writes that make an order show a status, only what differs from what it shows: one request (`showStatus`). */
+export interface StatusChange {
+  addTags: string[];
+  removeTags: string[];
+  /** The `$app:print_status` value to write; absent: the metafield is left as it is. */
+  status?: unknown;
+}
+
 export interface CreateFulfillmentInput {
   /** The order the fulfillment orders belong to; named in error messages. */
   orderGid: string;
@@ -300,6 +314,17 @@ const METAFIELDS_SET = /* GraphQL */ `
     metafieldsSet(metafields: $metafields) {
       metafields { id namespace key value updatedAt }
       userErrors { field message code }
+    }
+  }
+`;
+
+// What the order shows of its print status: about 2 points (the order and its metafield).
+const ORDER_SHOWS = /* GraphQL */ `
+  query PrintBridgeOrderShows($id: ID!) {
+    order(id: $id) {
+      id
+      tags
+      statusMetafield: metafield(namespace: "${STATUS_METAFIELD.namespace}", key: "${STATUS_METAFIELD.key}") { value }
     }
   }
 `;
@@ -477,6 +502,61 @@ export class ShopifyAdminApi {
     const saved = data.metafieldsSet.metafields?.[0];
     if (!saved) throw new ShopifyProtocolError(operation, this.shop, `metafieldsSet for ${orderGid} returned no metafield`);
     return { id: saved.id, value: saved.value, updatedAt: saved.updatedAt };
+  }
+
+  /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */
+  async orderShows(orderGid: string): Promise<StatusShown | null> {
+    const data = await this.call(
+      'orderShows',
+      ORDER_SHOWS,
+      { id: orderGid },
+      z.object({ order: z.object({ id: z.string(), tags: z.array(z.string()), statusMetafield: z.object({ value: z.string() }).nullable() }).nullable() }),
+      true,
+    );
+    if (!data.order) return null;
+    return { tags: data.order.tags, status: data.order.statusMetafield ? parseJsonValue(data.order.statusMetafield.value) : null };
+  }
+
+  /**
+   * Tags added and removed and the status metafield written in one request: Shopify runs the mutations of a document
+   * one after the other and charges each (10 points), so only the ones `change` needs are sent. Idempotent: tags are a
+   * set and the metafield an upsert.
+   */
+  async showStatus(orderGid: string, change: StatusChange): Promise<void> {
+    const operation = 'showStatus';
+    const variables: string[] = [];
+    const fields: string[] = [];
+    const values: Record<string, unknown> = {};
+    const errors = 'userErrors { field message }';
+    if (change.addTags.length > 0 || change.removeTags.length > 0) {
+      variables.push('$id: ID!');
+      values.id = orderGid;
+    }
+    if (change.addTags.length > 0) {
+      variables.push('$add: [String!]!');
+      fields.push(`added: tagsAdd(id: $id, tags: $add) { ${errors} }`);
+      values.add = change.addTags;
+    }
+    if (change.removeTags.length > 0) {
+      variables.push('$remove: [String!]!');
+      fields.push(`removed: tagsRemove(id: $id, tags: $remove) { ${errors} }`);
+      values.remove = change.removeTags;
+    }
+    if (change.status !== undefined) {
+      variables.push('$metafields: [MetafieldsSetInput!]!');
+      fields.push(`status: metafieldsSet(metafields: $metafields) { ${errors} }`);
+      values.metafields = [{ ownerId: orderGid, ...STATUS_METAFIELD, value: JSON.stringify(change.status) }];
+    }
+    if (fields.length === 0) return;
+    const payload = z.object({ userErrors: z.array(userErrorSchema) }).nullable().optional();
+    const data = await this.call(
+      operation,
+      `mutation PrintBridgeShowStatus(${variables.join(', ')}) { ${fields.join(' ')} }`,
+      values,
+      z.object({ added: payload, removed: payload, status: payload }),
+      true,
+    );
+    this.throwUserErrors(operation, orderGid, [...(data.added?.userErrors ?? []), ...(data.removed?.userErrors ?? []), ...(data.status?.userErrors ?? [])]);
   }
 
   /**

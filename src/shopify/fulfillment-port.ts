@@ -9,11 +9,8 @@ export function adminApiFulfillmentPort(forShop: (shop: string) => ShopifyAdminA
     createFulfillment: async (shop, input) => (await forShop(shop)).createFulfillment(input),
     updateFulfillmentTracking: async (shop, fulfillmentId, tracking, notifyCustomer) =>
       (await forShop(shop)).updateFulfillmentTracking(fulfillmentId, tracking, notifyCustomer),
-    addTags: async (shop, orderId, tags) => (await forShop(shop)).addTags(orderId, tags),
-    removeTags: async (shop, orderId, tags) => (await forShop(shop)).removeTags(orderId, tags),
-    setStatusMetafield: async (shop, orderId, value) => {
-      await (await forShop(shop)).setStatusMetafield(orderId, value);
-    },
+    orderShows: async (shop, orderId) => (await forShop(shop)).orderShows(orderId),
+    showStatus: async (shop, orderId, change) => (await forShop(shop)).showStatus(orderId, change),
     appendOrderNote: async (shop, orderId, line) => {
       await (await forShop(shop)).appendOrderNote(orderId, line);
     },

@@ -10,22 +10,31 @@ import type { PrintMode } from '../../src/shops/model.js';
 import { syncOrderToShopify } from '../../src/bridge/shopify-sync.js';
 import type { Redis } from 'ioredis';
 import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
+import type { StatusChange, StatusShown } from '../../src/shopify/admin-api.js';
 
 /** In-memory stand-ins for the use cases' ports, recording what they were asked to do. */
 
 export class FakeShopify implements ShopifyEffects {
   tags = new Map<string, Set<string>>();
+  statuses = new Map<string, unknown>();
   notes = new Map<string, string[]>();
+  /** Every showStatus request, as sent. */
+  writes: { orderId: string; change: StatusChange }[] = [];
+  reads = 0;
   failNext = 0;
-  async addTags(_shop: string, orderId: string, tags: string[]) {
+  async orderShows(_shop: string, orderId: string): Promise<StatusShown> {
     this.maybeFail();
-    const set = this.tags.get(orderId) ?? new Set<string>();
-    tags.forEach((t) => set.add(t));
-    this.tags.set(orderId, set);
+    this.reads += 1;
+    return { tags: [...(this.tags.get(orderId) ?? [])], status: this.statuses.get(orderId) ?? null };
   }
-  async removeTags(_shop: string, orderId: string, tags: string[]) {
+  async showStatus(_shop: string, orderId: string, change: StatusChange) {
     this.maybeFail();
-    tags.forEach((t) => this.tags.get(orderId)?.delete(t));
+    this.writes.push({ orderId, change: structuredClone(change) });
+    const set = this.tags.get(orderId) ?? new Set<string>();
+    change.addTags.forEach((t) => set.add(t));
+    change.removeTags.forEach((t) => set.delete(t));
+    this.tags.set(orderId, set);
+    if (change.status !== undefined) this.statuses.set(orderId, structuredClone(change.status));
   }
   async appendNote(_shop: string, orderId: string, line: string) {
     const lines = this.notes.get(orderId) ?? [];

@@ -15,7 +15,8 @@ import { parseTriggers } from '../../src/emulator/triggers.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { PrintServiceClient } from '../../src/print-service/client.js';
 import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
-import { startPrintEventWorker, type Workers } from '../../src/queue/workers.js';
+import { QueueScheduler } from '../../src/queue/scheduler.js';
+import { startPrintEventWorker, startStatusSyncWorker, type Workers } from '../../src/queue/workers.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
 import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, type PacingWait } from '../../src/shopify/admin-api.js';
 import { adminApiFulfillmentPort } from '../../src/shopify/fulfillment-port.js';
@@ -54,6 +55,11 @@ export interface HarnessOptions {
   /** Stage delays of the emulator in ms. */
   stageMs?: number;
   backoff?: (attemptsMade: number, error?: Error) => number;
+  /**
+   * How long a status sync waits before it shows an event in Shopify (the app's SYNC_DELAY_MS by default); `inline`
+   * shows it in the event's own job instead.
+   */
+  syncDelayMs?: number | 'inline';
 }
 
 export interface TestOrder {
@@ -121,10 +127,21 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const postbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/postbacks/${POSTBACK_TOKENS[1]}`;
 
   const fulfillment = adminApiFulfillmentPort(() => api);
+  // As the app's workers: the status an event leaves is shown in Shopify by a sync job a moment later.
+  const later = options.syncDelayMs !== 'inline';
+  const scheduler = new QueueScheduler(queues, { syncDelayMs: typeof options.syncDelayMs === 'number' ? options.syncDelayMs : undefined });
   const worker = startPrintEventWorker(
-    { store, logger, clock: () => new Date(), shopify: fulfillment, tracking: trackingLookup },
+    {
+      store,
+      logger,
+      clock: () => new Date(),
+      shopify: fulfillment,
+      tracking: trackingLookup,
+      ...(later ? { showStatusLater: (shop: string, orderId: string) => scheduler.syncShopify(shop, orderId) } : {}),
+    },
     { connection: options.redis, prefix: options.prefix, concurrency: options.concurrency ?? 8, logger, backoff: options.backoff ?? ((attempts) => 50 * attempts) },
   );
+  const syncs = startStatusSyncWorker({ store, shopify: fulfillment, logger }, { connection: options.redis, prefix: options.prefix, concurrency: options.concurrency ?? 8, logger });
 
   const stageMs = options.stageMs ?? 5;
   const emulator = await startEmulator({
@@ -204,11 +221,13 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   async function drained(timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const counts = await queues.events.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-      if (Object.values(counts).every((c) => c === 0)) return;
+      const counts = await Promise.all(
+        [queues.events, queues.shopify].map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')),
+      );
+      if (counts.every((c) => Object.values(c).every((n) => n === 0))) return;
       await sleep(25);
     }
-    throw new Error('the events queue did not drain');
+    throw new Error('the events and Shopify queues did not drain');
   }
 
   return {
@@ -229,6 +248,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await worker.close();
+      await syncs.close();
       await queues.close();
       await printService.close();
       await standIn.close();

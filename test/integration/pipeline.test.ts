@@ -137,7 +137,8 @@ describe('metrics', () => {
     expect(value(/print_bridge_print_service_calls_total\{operation="validate",status="200"\} (\d+)/)).toBe(1);
     expect(value(/print_bridge_print_service_call_duration_seconds_count\{operation="create"\} (\d+)/)).toBe(1);
     expect(value(/print_bridge_jobs_total\{queue="orders",name="submit",outcome="completed"\} (\d+)/)).toBe(1);
-    expect(value(/print_bridge_shopify_calls_total\{operation="addTags",outcome="ok"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+    expect(value(/print_bridge_shopify_calls_total\{operation="showStatus",outcome="ok"\} (\d+)/)).toBeGreaterThanOrEqual(1);
+    expect(value(/print_bridge_shopify_calls_total\{operation="orderShows",outcome="ok"\} (\d+)/)).toBeGreaterThanOrEqual(1);
     expect(value(/print_bridge_orders\{status="submitted"\} (\d+)/)).toBe(1);
     expect(value(/print_bridge_queue_jobs\{queue="orders",state="waiting"\} (\d+)/)).toBe(0);
     expect(text).toMatch(/print_bridge_queue_oldest_waiting_seconds\{queue="webhooks"\} 0/);
