@@ -318,6 +318,12 @@ const METAFIELDS_SET = /* GraphQL */ `
   }
 `;
 
+/**
+ * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
+ * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
+ */
+const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus']);
+
 // What the order shows of its print status: about 2 points (the order and its metafield).
 const ORDER_SHOWS = /* GraphQL */ `
   query PrintBridgeOrderShows($id: ID!) {
@@ -682,7 +688,7 @@ export class ShopifyAdminApi {
   }
 
   private async send<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
-    return this.pacer.run(this.shop, operation, { idempotent }, async (reportCost) => {
+    return this.pacer.run(this.shop, operation, { idempotent, background: BACKGROUND_OPERATIONS.has(operation) }, async (reportCost) => {
       const answer = await this.transport.request(operation, query, variables);
       const cost = readCost(answer);
       if (cost) reportCost(cost);

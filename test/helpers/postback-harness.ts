@@ -60,6 +60,8 @@ export interface HarnessOptions {
    * shows it in the event's own job instead.
    */
   syncDelayMs?: number | 'inline';
+  /** Calls the stand-in's log keeps (its default 1,000); a benchmark counting every call's cost needs them all. */
+  requestLogSize?: number;
 }
 
 export interface TestOrder {
@@ -90,7 +92,7 @@ export interface PostbackHarness {
 
 export async function startPostbackHarness(options: HarnessOptions): Promise<PostbackHarness> {
   const logger = options.logger ?? silentLogger;
-  const standIn = await startAdminStandIn({ accessTokens: { [SHOP]: ACCESS_TOKEN }, bucket: options.bucket });
+  const standIn = await startAdminStandIn({ accessTokens: { [SHOP]: ACCESS_TOKEN }, bucket: options.bucket, requestLogSize: options.requestLogSize });
   const shopify = shopifyApi({
     apiKey: 'pb-key',
     apiSecretKey: 'pb-secret',

@@ -135,6 +135,28 @@ describe('ShopifyPacer', () => {
     expect(shopify.throttled).toBe(0);
   });
 
+  it('lets foreground calls pass background ones waiting for the bucket, and runs those once the points are over', async () => {
+    const clock = manualClock();
+    const pacer = clock.pacer();
+    const shopify = fakeShopify(clock, { available: 5, restoreRate: 100 });
+    pacer.observe(SHOP, 'showStatus', { requestedQueryCost: 20, actualQueryCost: 20, throttleStatus: shopify.status() });
+    pacer.observe(SHOP, 'createFulfillment', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: shopify.status() });
+    const started = clock.now();
+    const order: string[] = [];
+    const call = (operation: string, background: boolean, cost: number) =>
+      pacer.run(SHOP, operation, { idempotent: true, background }, (report) => {
+        order.push(operation);
+        return shopify.answer(report, { requested: cost, actual: cost });
+      });
+    // The bucket is nearly empty. Two status writes wait; three fulfillments asked after them go first.
+    const calls = [call('showStatus', true, 20), call('showStatus', true, 20), call('createFulfillment', false, 10), call('createFulfillment', false, 10), call('createFulfillment', false, 10)];
+    await clock.runUntilSettled(calls);
+    expect(order).toEqual(['createFulfillment', 'createFulfillment', 'createFulfillment', 'showStatus', 'showStatus']);
+    // 5 points and 100 a second: a fulfillment each 100 ms (the first after 50), then each status write as 20 more come.
+    expect(shopify.sentAt.map((t) => t - started)).toEqual([50, 150, 250, 450, 650]);
+    expect(shopify.throttled).toBe(0);
+  });
+
   it('lets waiting calls go as soon as an answer shows the points a query did not use', async () => {
     const clock = manualClock();
     const pacer = clock.pacer();

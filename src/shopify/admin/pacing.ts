@@ -76,6 +76,19 @@ interface ShopState {
 interface Reservation {
   cost: number;
   released: boolean;
+  /** Yields to every foreground call of the shop (RunOptions.background). */
+  background: boolean;
+}
+
+export interface RunOptions {
+  /** Safe to send again after an answer whose outcome is unknown. */
+  idempotent: boolean;
+  /**
+   * Work that can wait (showing a status in tags and a metafield): it goes only when the bucket can pay for it after
+   * every foreground call of the shop, waiting or under way, so a burst of fulfillments is not slowed by the tags of
+   * the orders before them; it catches up as soon as the burst leaves points over.
+   */
+  background?: boolean;
 }
 
 interface Signal {
@@ -157,11 +170,12 @@ export class ShopifyPacer {
    * answer's cost on as soon as it has it: that both records the shop's bucket and ends the call's reservation, so
    * the bucket is never counted twice (once in Shopify's figures, once as reserved).
    */
-  async run<T>(shop: string, operation: string, options: { idempotent: boolean }, call: (report: ReportCost) => Promise<T>): Promise<T> {
+  async run<T>(shop: string, operation: string, options: RunOptions, call: (report: ReportCost) => Promise<T>): Promise<T> {
     let throttled = 0;
     let unavailable = 0;
+    const background = options.background ?? false;
     // The cost is reserved before waiting, so concurrent calls of one shop see each other and queue up in turn.
-    let reservation = this.reserve(shop, operation);
+    let reservation = this.reserve(shop, operation, background);
     try {
       await this.awaitTurn(shop, operation, reservation);
     } catch (error) {
@@ -193,7 +207,7 @@ export class ShopifyPacer {
         }
         if (error instanceof ShopifyThrottledError && throttled < this.options.maxThrottledRetries) {
           throttled += 1;
-          reservation = this.reserve(shop, operation);
+          reservation = this.reserve(shop, operation, background);
           const needed = Math.min(this.options.maxWaitMs, (error.retryAfterMs ?? 1000) + this.options.safetyMarginMs);
           await this.wait({ shop, operation, ms: Math.max(needed, this.turnWait(shop, reservation)), reason: 'throttled', attempt });
           continue;
@@ -204,7 +218,7 @@ export class ShopifyPacer {
           (options.idempotent || !error.outcomeUnknown)
         ) {
           unavailable += 1;
-          reservation = this.reserve(shop, operation);
+          reservation = this.reserve(shop, operation, background);
           const backoff = this.options.unavailableBaseDelayMs * 2 ** (unavailable - 1);
           const needed = Math.min(this.options.maxWaitMs, error.retryAfterMs ?? backoff);
           await this.wait({ shop, operation, ms: Math.max(needed, this.turnWait(shop, reservation)), reason: 'unavailable', attempt });
@@ -215,8 +229,8 @@ export class ShopifyPacer {
     }
   }
 
-  private reserve(shop: string, operation: string): Reservation {
-    const reservation = { cost: this.expectedCost(operation), released: false };
+  private reserve(shop: string, operation: string, background: boolean): Reservation {
+    const reservation = { cost: this.expectedCost(operation), released: false, background };
     this.stateOf(shop).reservations.push(reservation);
     return reservation;
   }
@@ -265,14 +279,23 @@ export class ShopifyPacer {
     }
   }
 
-  /** How long `reservation` has to wait for the bucket, counting the reservations ahead of it; 0 when it can go. */
+  /**
+   * How long `reservation` has to wait for the bucket, counting the reservations ahead of it; 0 when it can go. A
+   * foreground call counts only the foreground calls before it; a background one, every foreground call and the
+   * background calls before it.
+   */
   private turnWait(shop: string, reservation: Reservation): number {
     const state = this.stateOf(shop);
     if (!state.status) return 0;
     let ahead = 0;
+    let before = true;
     for (const r of state.reservations) {
-      if (r === reservation) break;
-      ahead += r.cost;
+      if (r === reservation) {
+        before = false;
+        if (!reservation.background) break;
+        continue;
+      }
+      if (reservation.background ? before || !r.background : !r.background) ahead += r.cost;
     }
     return this.waitFor(reservation.cost - (this.refilled(state) - ahead), state.status.restoreRate);
   }
