@@ -9,7 +9,7 @@ import { OrderBusyError } from './errors.js';
 import { recordHoldWait, waitingShipments, type ScheduleHoldRecheck } from './fulfillment-holds.js';
 import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
-import { syncOrderToShopify } from './shopify-sync.js';
+import { isSettling, syncOrderToShopify } from './shopify-sync.js';
 import type { OrderStatus } from './status.js';
 
 /**
@@ -48,11 +48,11 @@ export interface ApplyPrintEventDeps {
   holdRecheckMs?: number;
   /**
    * Shows the order's status in Shopify later, by a sync job (Scheduler.syncShopify), instead of in the event's job:
-   * the sync waits a moment and repeats while it waits are one, so an order's events close together (received,
-   * print-ready, its shipments) cost Shopify's query budget one write instead of one each (issue 17). Without it the
-   * event's job shows the status itself.
+   * the sync waits a moment (a minute for a status that seldom lasts: received, partially shipped) and repeats while
+   * it waits are one, so an order's events close together (received, print-ready, its shipments) cost Shopify's query
+   * budget one write instead of one each (issue 17). Without it the event's job shows the status itself.
    */
-  showStatusLater?: (shop: string, orderId: string) => Promise<void>;
+  showStatusLater?: (shop: string, orderId: string, options: { settling: boolean }) => Promise<void>;
 }
 
 export type ApplyPrintEventOutcome =
@@ -283,7 +283,7 @@ async function moveStatus(
  */
 async function showInShopify(deps: ApplyPrintEventDeps, link: OrderLink): Promise<void> {
   if (deps.showStatusLater) {
-    await deps.showStatusLater(link.shop, link.orderId);
+    await deps.showStatusLater(link.shop, link.orderId, { settling: isSettling(link.status) });
     return;
   }
   await syncOrderToShopify({ store: deps.store, shopify: deps.shopify }, link.shop, link.orderId);

@@ -27,7 +27,7 @@ function sameWithout(a: Record<string, unknown>, b: Record<string, unknown>, ski
 }
 
 /** JSON with object keys sorted, so that two deliveries serialised in another key order still compare equal. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (isRecord(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
   return JSON.stringify(value) ?? 'undefined';

@@ -85,8 +85,12 @@ export interface Scheduler {
   submit(shop: string, orderId: string, delayMs: number, generation?: number): Promise<void>;
   cancel(shop: string, orderId: string): Promise<void>;
   amendShipping(shop: string, orderId: string, generation: string): Promise<void>;
-  /** Brings the Shopify order's tags in line with the link, soon, on the Shopify queue (paced by Shopify's limits). */
-  syncShopify(shop: string, orderId: string): Promise<void>;
+  /**
+   * Brings what the Shopify order shows (tags, metafield) in line with the link, soon, on the Shopify queue (paced by
+   * Shopify's limits). `settling`: the status is one the printer usually moves on from soon (isSettling), so it is
+   * shown only if nothing newer comes within a minute; a later request of the order brings the sync forward again.
+   */
+  syncShopify(shop: string, orderId: string, options?: { settling?: boolean }): Promise<void>;
   /** Appends a line to the Shopify order's note, once, on the Shopify queue. */
   noteShopify(shop: string, orderId: string, line: string): Promise<void>;
   /** Acts on a fulfillment-order webhook soon, on the Shopify queue (it needs the Admin API to find the order). */

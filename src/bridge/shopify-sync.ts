@@ -1,5 +1,6 @@
 import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
 import type { OrderLink } from './order-store.js';
+import { canonical } from './own-writes.js';
 import { type StatusShowing, TAGS } from './ports.js';
 import type { OrderStore } from './order-store.js';
 import type { OrderStatus } from './status.js';
@@ -30,6 +31,17 @@ const STATUS_TAGS: Record<OrderStatus, string[]> = {
   cancelled: [TAGS.cancelled],
   'not-printed': [TAGS.notPrinted],
 };
+
+/**
+ * Statuses the printer usually moves on from within minutes: received (print-ready follows), partially shipped (the
+ * order's other parcels follow). Showing one costs Shopify writes that the next status undoes, so a print event
+ * leaving one of them asks for a later sync (Scheduler.syncShopify `settling`).
+ */
+const SETTLING: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['received', 'partially-shipped']);
+
+export function isSettling(status: OrderStatus): boolean {
+  return SETTLING.has(status);
+}
 
 /** Statuses before the order reached the printer leave the metafield alone: nothing about the print to show yet. */
 const UNSHOWN: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['pending', 'waiting', 'submitting']);
@@ -77,21 +89,14 @@ export function statusChange(link: OrderLink, shown: StatusShown): StatusChange 
   const addTags = wanted.filter((t) => !has.has(t.toLowerCase()));
   const removeTags = shown.tags.filter((t) => OURS.has(t.toLowerCase()) && !wantedLower.has(t.toLowerCase()));
   const value = statusValue(link);
-  const status = value !== undefined && canonical(value) !== canonical(shown.status) ? value : undefined;
+  const status = value !== undefined && canonical(value) !== canonical(shown.status ?? null) ? value : undefined;
   if (addTags.length === 0 && removeTags.length === 0 && status === undefined) return undefined;
   return { addTags, removeTags, ...(status !== undefined ? { status } : {}) };
 }
 
 /** Whether two links show the same in Shopify (same tags, same metafield value). */
 function showsSame(a: OrderLink, b: OrderLink): boolean {
-  return desiredTags(a).join() === desiredTags(b).join() && canonical(statusValue(a)) === canonical(statusValue(b));
-}
-
-/** JSON with sorted keys: a value read back from Shopify compares equal whatever order its keys came in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : 1))) : v,
-  );
+  return desiredTags(a).join() === desiredTags(b).join() && canonical(statusValue(a) ?? null) === canonical(statusValue(b) ?? null);
 }
 
 export type SyncOutcome =

@@ -10,15 +10,20 @@ import { enqueueReexamine, jobId, type Queues, submitJobId } from './queues.js';
  */
 export const SYNC_DELAY_MS = 1_000;
 
+/** The wait of a sync of a status that usually does not last (Scheduler.syncShopify `settling`). */
+export const SETTLING_SYNC_DELAY_MS = 60_000;
+
 /** The pipeline's Scheduler on BullMQ: job ids make a repeated request one job. */
 export class QueueScheduler implements Scheduler {
   private readonly syncDelayMs: number;
+  private readonly settlingDelayMs: number;
 
   constructor(
     private readonly queues: Queues,
-    options: { syncDelayMs?: number } = {},
+    options: { syncDelayMs?: number; settlingDelayMs?: number } = {},
   ) {
     this.syncDelayMs = options.syncDelayMs ?? SYNC_DELAY_MS;
+    this.settlingDelayMs = options.settlingDelayMs ?? SETTLING_SYNC_DELAY_MS;
   }
 
   async submit(shop: string, orderId: string, delayMs: number, generation = 0): Promise<void> {
@@ -41,13 +46,16 @@ export class QueueScheduler implements Scheduler {
     );
   }
 
-  async syncShopify(shop: string, orderId: string): Promise<void> {
-    // One sync per order waits (requests while it waits are that one) and at most one more while it runs; each reads
-    // the link when it starts.
+  async syncShopify(shop: string, orderId: string, options: { settling?: boolean } = {}): Promise<void> {
+    // One sync per order waits (requests while it waits are that one, rescheduled to the latest request's delay) and
+    // at most one more while it runs; each reads the link when it starts.
     await this.queues.shopify.add(
       'sync',
       { kind: 'sync', shop, orderId },
-      { delay: this.syncDelayMs, deduplication: { id: jobId('sync', shop, orderId), keepLastIfActive: true } },
+      {
+        delay: options.settling ? this.settlingDelayMs : this.syncDelayMs,
+        deduplication: { id: jobId('sync', shop, orderId), keepLastIfActive: true, reschedule: true },
+      },
     );
   }
 

@@ -60,7 +60,7 @@ export interface PrintEventWorkerDeps {
   /** PRINT_CONFIRM_EVENTS: confirm shipped and cancelled postbacks with the print service first. */
   confirm?: ConfirmPrintEvent;
   /** The order's status shown in Shopify by a sync job (ApplyPrintEventDeps.showStatusLater); startStatusSyncWorker runs them. */
-  showStatusLater?: (shop: string, orderId: string) => Promise<void>;
+  showStatusLater?: ApplyPrintEventDeps['showStatusLater'];
 }
 
 /**
@@ -139,7 +139,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
         clock: deps.clock,
         ...options.printEvents,
         scheduleHoldRecheck: holdQueue?.schedule,
-        showStatusLater: (shop, orderId) => deps.scheduler.syncShopify(shop, orderId),
+        showStatusLater: (shop, orderId, show) => deps.scheduler.syncShopify(shop, orderId, show),
       }
     : undefined;
 
@@ -303,7 +303,7 @@ export function startPrintEventWorker(
  */
 export function startStatusSyncWorker(
   deps: { store: BridgeDeps['store']; shopify: StatusShowing; logger: BridgeDeps['logger'] },
-  options: Pick<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'logger'>,
+  options: Pick<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'logger' | 'backoff'>,
 ): Workers {
   const worker = new Worker(
     QUEUE_NAMES.shopify,
@@ -312,7 +312,15 @@ export function startStatusSyncWorker(
       if (data.kind !== 'sync') throw new UnrecoverableError(`a ${data.kind} job needs the app's workers (startWorkers)`);
       return runWithRetrySemantics(() => syncOrderToShopify(deps, data.shop, data.orderId));
     },
-    { connection: options.connection, prefix: bullPrefix(options.prefix), concurrency: options.concurrency ?? 8 },
+    {
+      connection: options.connection,
+      prefix: bullPrefix(options.prefix),
+      concurrency: options.concurrency ?? 8,
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
+          options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),
+      },
+    },
   );
   worker.on('error', (error) => options.logger.error({ queue: worker.name, err: error }, 'worker error'));
   return { workers: [worker], close: () => worker.close() };

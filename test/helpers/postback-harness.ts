@@ -60,6 +60,8 @@ export interface HarnessOptions {
    * shows it in the event's own job instead.
    */
   syncDelayMs?: number | 'inline';
+  /** The wait of a sync of a received or partially shipped order (the app's SETTLING_SYNC_DELAY_MS by default). */
+  settlingDelayMs?: number;
   /** Calls the stand-in's log keeps (its default 1,000); a benchmark counting every call's cost needs them all. */
   requestLogSize?: number;
 }
@@ -131,7 +133,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const fulfillment = adminApiFulfillmentPort(() => api);
   // As the app's workers: the status an event leaves is shown in Shopify by a sync job a moment later.
   const later = options.syncDelayMs !== 'inline';
-  const scheduler = new QueueScheduler(queues, { syncDelayMs: typeof options.syncDelayMs === 'number' ? options.syncDelayMs : undefined });
+  const scheduler = new QueueScheduler(queues, { syncDelayMs: typeof options.syncDelayMs === 'number' ? options.syncDelayMs : undefined, settlingDelayMs: options.settlingDelayMs });
   const worker = startPrintEventWorker(
     {
       store,
@@ -139,11 +141,14 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
       clock: () => new Date(),
       shopify: fulfillment,
       tracking: trackingLookup,
-      ...(later ? { showStatusLater: (shop: string, orderId: string) => scheduler.syncShopify(shop, orderId) } : {}),
+      ...(later ? { showStatusLater: (shop: string, orderId: string, show: { settling: boolean }) => scheduler.syncShopify(shop, orderId, show) } : {}),
     },
     { connection: options.redis, prefix: options.prefix, concurrency: options.concurrency ?? 8, logger, backoff: options.backoff ?? ((attempts) => 50 * attempts) },
   );
-  const syncs = startStatusSyncWorker({ store, shopify: fulfillment, logger }, { connection: options.redis, prefix: options.prefix, concurrency: options.concurrency ?? 8, logger });
+  const syncs = startStatusSyncWorker(
+    { store, shopify: fulfillment, logger },
+    { connection: options.redis, prefix: options.prefix, concurrency: options.concurrency ?? 8, logger, backoff: options.backoff ?? ((attempts) => 50 * attempts) },
+  );
 
   const stageMs = options.stageMs ?? 5;
   const emulator = await startEmulator({

@@ -15,7 +15,8 @@ let h: PostbackHarness;
 
 beforeAll(async () => {
   // A quick refill keeps throttle waits short; the order query alone costs about 850 of the 2000 points.
-  h = await startPostbackHarness({ redis, prefix, database, bucket: { maximumAvailable: 2000, restoreRate: 20_000 } });
+  // Received and partially shipped orders are shown after 200 ms here, not the app's minute: the tests look at them.
+  h = await startPostbackHarness({ redis, prefix, database, bucket: { maximumAvailable: 2000, restoreRate: 20_000 }, settlingDelayMs: 200 });
 });
 afterAll(async () => {
   await h?.close();
@@ -113,8 +114,16 @@ describe('postbacks end to end: emulator triggers → route → queue → worker
     ]);
     expect(new Set(link.shipments.map((s) => s.fulfillmentId))).toEqual(new Set(order.fulfillments.map((f) => f.id)));
     const history = (await h.store.history(SHOP, first.orderId)).map((e) => e.event);
-    // Triggers are delivered concurrently: "received" may land after "print-ready" and is then recorded as kept.
-    expect(history).toEqual(expect.arrayContaining([expect.stringMatching(/^print service: received( \(kept print-ready\))?$/), 'print service: print-ready', 'print service: shipment 0 shipped', 'print service: shipment 1 shipped']));
+    // Triggers are delivered concurrently: "received" or "print-ready" may land after a later status and is then
+    // recorded as kept.
+    expect(history).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^print service: received( \(kept [a-z-]+\))?$/),
+        expect.stringMatching(/^print service: print-ready( \(kept [a-z-]+\))?$/),
+        'print service: shipment 0 shipped',
+        'print service: shipment 1 shipped',
+      ]),
+    );
 
     // Every trigger delivery passed the token and the basic auth on the first attempt.
     const deliveries = (await (await fetch(`${h.emulator.hooksUrl}/deliveries?orderId=${first.printOrderId}`)).json()) as { data: { state: string; event: string; attempts: { status?: number }[] }[] };

@@ -21,4 +21,18 @@ describe('QueueScheduler.syncShopify', () => {
     expect(delayed.map((j) => (j.data as { orderId: string }).orderId).sort()).toEqual(['gid://shopify/Order/1', 'gid://shopify/Order/2']);
     expect(delayed.every((j) => j.opts.delay === 60_000)).toBe(true);
   });
+
+  it('shows a status that seldom lasts a minute later, and brings the sync forward when a newer one comes', async () => {
+    const scheduler = new QueueScheduler(queues, { syncDelayMs: 1_000, settlingDelayMs: 60_000 });
+    const order = 'gid://shopify/Order/3';
+    const due = async () => {
+      const [job] = (await queues.shopify.getJobs(['delayed'])).filter((j) => (j.data as { orderId: string }).orderId === order);
+      return job ? job.delay : undefined;
+    };
+    await scheduler.syncShopify('a.myshopify.com', order, { settling: true }); // partially shipped
+    expect(await due()).toBe(60_000);
+    await scheduler.syncShopify('a.myshopify.com', order); // shipped: the same job, due in a second
+    expect(await due()).toBe(1_000);
+    expect((await queues.shopify.getJobs(['delayed'])).filter((j) => (j.data as { orderId: string }).orderId === order)).toHaveLength(1);
+  });
 });
