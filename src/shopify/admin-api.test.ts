@@ -301,26 +301,27 @@ describe('fulfillments', () => {
 describe('tags, metafield and note', () => {
   it('adds and removes tags as a set', async () => {
     const api = adminApi();
-    await api.addTags(ORDER_GID, ['print-bridge:print-ready']);
-    await api.addTags(ORDER_GID, ['print-bridge:print-ready', 'print-bridge:error']);
+    await api.showStatus(ORDER_GID, { addTags: ['print-bridge:print-ready'], removeTags: [] });
+    await api.showStatus(ORDER_GID, { addTags: ['print-bridge:print-ready', 'print-bridge:error'], removeTags: [] });
     expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toEqual(['vip', 'print-bridge:print-ready', 'print-bridge:error']);
-    await api.removeTags(ORDER_GID, ['print-bridge:error']);
-    await api.removeTags(ORDER_GID, ['print-bridge:error', 'never-there']);
+    await api.showStatus(ORDER_GID, { addTags: [], removeTags: ['print-bridge:error'] });
+    await api.showStatus(ORDER_GID, { addTags: [], removeTags: ['print-bridge:error', 'never-there'] });
     expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toEqual(['vip', 'print-bridge:print-ready']);
   });
 
   it('refuses tags on an order that does not exist', async () => {
-    await expect(adminApi().addTags('gid://shopify/Order/2', ['x'])).rejects.toBeInstanceOf(ShopifyUserError);
+    await expect(adminApi().showStatus('gid://shopify/Order/2', { addTags: ['x'], removeTags: [] })).rejects.toBeInstanceOf(ShopifyUserError);
   });
 
   it('upserts the status metafield', async () => {
     const api = adminApi();
-    const first = await api.setStatusMetafield(ORDER_GID, { status: 'received', at: '2026-11-21T10:00:00Z' });
-    const second = await api.setStatusMetafield(ORDER_GID, { status: 'print-ready', at: '2026-11-21T11:00:00Z' });
-    expect(second.id).toBe(first.id);
-    expect(JSON.parse(second.value)).toEqual({ status: 'print-ready', at: '2026-11-21T11:00:00Z' });
+    await api.showStatus(ORDER_GID, { addTags: [], removeTags: [], status: { status: 'received', at: '2026-11-21T10:00:00Z' } });
+    const first = standIn.getOrder(SHOP, ORDER_GID)!.metafields[0]!;
+    await api.showStatus(ORDER_GID, { addTags: [], removeTags: [], status: { status: 'print-ready', at: '2026-11-21T11:00:00Z' } });
     const metafields = standIn.getOrder(SHOP, ORDER_GID)!.metafields;
     expect(metafields).toHaveLength(1);
+    expect(metafields[0]!.id).toBe(first.id);
+    expect(JSON.parse(metafields[0]!.value)).toEqual({ status: 'print-ready', at: '2026-11-21T11:00:00Z' });
     // $app resolves to the app's own namespace, as Shopify does.
     expect(metafields[0]).toMatchObject({ namespace: STAND_IN_APP_NAMESPACE, key: 'print_status', type: 'json' });
     const order = await api.getOrderForFulfillment(ORDER_GID);
@@ -387,10 +388,10 @@ describe('failures', () => {
   it('waits for the bucket after a THROTTLED answer and then succeeds', async () => {
     standIn.throttleNext(1);
     const started = Date.now();
-    await adminApi().addTags(ORDER_GID, ['print-bridge:received']);
+    await adminApi().showStatus(ORDER_GID, { addTags: ['print-bridge:received'], removeTags: [] });
     const elapsed = Date.now() - started;
     // The bucket was empty and refills 50 points a second; the mutation costs 10: about 200 ms.
-    expect(waits).toEqual([expect.objectContaining({ reason: 'throttled', operation: 'addTags' })]);
+    expect(waits).toEqual([expect.objectContaining({ reason: 'throttled', operation: 'showStatus' })]);
     expect(waits[0]!.ms).toBeGreaterThanOrEqual(150);
     expect(elapsed).toBeGreaterThanOrEqual(150);
     expect(standIn.requests().map((r) => r.throttled)).toEqual([true, false]);
@@ -399,10 +400,10 @@ describe('failures', () => {
 
   it('paces before a call when the last answer showed a low bucket, instead of being throttled', async () => {
     const api = adminApi();
-    await api.addTags(ORDER_GID, ['a']);
+    await api.showStatus(ORDER_GID, { addTags: ['a'], removeTags: [] });
     standIn.drainBucket(SHOP, 0);
-    await api.addTags(ORDER_GID, ['b']); // throttled once: the pacer did not know the bucket was drained
-    await api.addTags(ORDER_GID, ['c']); // the answer before showed an empty bucket: wait first
+    await api.showStatus(ORDER_GID, { addTags: ['b'], removeTags: [] }); // throttled once: the pacer did not know the bucket was drained
+    await api.showStatus(ORDER_GID, { addTags: ['c'], removeTags: [] }); // the answer before showed an empty bucket: wait first
     expect(standIn.requests().map((r) => r.throttled)).toEqual([false, true, false, false]);
     expect(waits.map((w) => w.reason)).toEqual(['throttled', 'bucket-low']);
   });
@@ -410,10 +411,10 @@ describe('failures', () => {
   it('slows a burst of concurrent calls down to the bucket without losing any', async () => {
     const api = adminApi();
     standIn.drainBucket(SHOP, 40); // other apps have used the shop's budget
-    await api.addTags(ORDER_GID, ['warm-up']); // the pacer learns the bucket from this answer
+    await api.showStatus(ORDER_GID, { addTags: ['warm-up'], removeTags: [] }); // the pacer learns the bucket from this answer
     const tags = Array.from({ length: 8 }, (_, i) => `burst-${i}`);
     const started = Date.now();
-    await Promise.all(tags.map((tag) => api.addTags(ORDER_GID, [tag])));
+    await Promise.all(tags.map((tag) => api.showStatus(ORDER_GID, { addTags: [tag], removeTags: [] })));
     expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toEqual(expect.arrayContaining(tags));
     // 80 points against about 30 in the bucket, refilling 50 a second: the pacer queued the calls (about 1 s)
     // rather than sending them into a wall of THROTTLED answers.
@@ -424,10 +425,10 @@ describe('failures', () => {
 
   it('loses nothing when a burst runs into a bucket drained behind its back', async () => {
     const api = adminApi();
-    await api.addTags(ORDER_GID, ['warm-up']); // the pacer believes the bucket is nearly full
+    await api.showStatus(ORDER_GID, { addTags: ['warm-up'], removeTags: [] }); // the pacer believes the bucket is nearly full
     standIn.drainBucket(SHOP, 25);
     const tags = Array.from({ length: 6 }, (_, i) => `wall-${i}`);
-    await Promise.all(tags.map((tag) => api.addTags(ORDER_GID, [tag])));
+    await Promise.all(tags.map((tag) => api.showStatus(ORDER_GID, { addTags: [tag], removeTags: [] })));
     expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toEqual(expect.arrayContaining(tags));
     const answers = standIn.requests().slice(1);
     // The first wave hits the wall; after one THROTTLED answer each call queues behind the others.
@@ -439,7 +440,7 @@ describe('failures', () => {
     standIn.setForcedThrottle(true);
     const pacer = new ShopifyPacer({ maxThrottledRetries: 2, sleep: async () => {} });
     const error = await adminApi({ pacer })
-      .addTags(ORDER_GID, ['x'])
+      .showStatus(ORDER_GID, { addTags: ['x'], removeTags: [] })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShopifyThrottledError);
     expect((error as ShopifyThrottledError).retryable).toBe(true);
@@ -450,7 +451,7 @@ describe('failures', () => {
   it('retries 429 and 503 answers', async () => {
     standIn.failNext(1, 429, { retryAfterSeconds: 0.05 });
     standIn.failNext(1, 503);
-    await adminApi().addTags(ORDER_GID, ['after-outage']);
+    await adminApi().showStatus(ORDER_GID, { addTags: ['after-outage'], removeTags: [] });
     expect(standIn.requests().map((r) => r.status)).toEqual([429, 503, 200]);
     expect(waits.map((w) => [w.reason, w.ms])).toEqual([
       ['unavailable', 50],
@@ -481,7 +482,7 @@ describe('failures', () => {
 
   it('retries a dropped connection for a call that is safe to repeat', async () => {
     standIn.failNext(1, 'network');
-    await adminApi().addTags(ORDER_GID, ['after-drop']);
+    await adminApi().showStatus(ORDER_GID, { addTags: ['after-drop'], removeTags: [] });
     expect(standIn.requests().map((r) => r.status)).toEqual([0, 200]);
     expect(standIn.getOrder(SHOP, ORDER_GID)!.tags).toContain('after-drop');
   });
@@ -502,7 +503,7 @@ describe('failures', () => {
     const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: closed.origin }), {
       pacer: new ShopifyPacer({ maxUnavailableRetries: 1, unavailableBaseDelayMs: 1 }),
     });
-    const error = await api.addTags(ORDER_GID, ['x']).catch((e: unknown) => e);
+    const error = await api.showStatus(ORDER_GID, { addTags: ['x'], removeTags: [] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ShopifyUnavailableError);
     expect((error as ShopifyUnavailableError).status).toBeUndefined();
   });

@@ -136,8 +136,6 @@ const fulfillmentPayloadSchema = z.object({
   userErrors: z.array(userErrorSchema),
 });
 
-const tagsPayloadSchema = z.object({ node: z.object({ id: z.string() }).nullable(), userErrors: z.array(userErrorSchema) });
-
 // ------------------------------------------------------------------------------------------------------------ types
 
 export interface TrackingInfo {
@@ -297,27 +295,6 @@ const FULFILLMENT_TRACKING_UPDATE = /* GraphQL */ `
   }
 `;
 
-const TAGS_ADD = /* GraphQL */ `
-  mutation PrintBridgeTagsAdd($id: ID!, $tags: [String!]!) {
-    tagsAdd(id: $id, tags: $tags) { node { id } userErrors { field message } }
-  }
-`;
-
-const TAGS_REMOVE = /* GraphQL */ `
-  mutation PrintBridgeTagsRemove($id: ID!, $tags: [String!]!) {
-    tagsRemove(id: $id, tags: $tags) { node { id } userErrors { field message } }
-  }
-`;
-
-const METAFIELDS_SET = /* GraphQL */ `
-  mutation PrintBridgeMetafieldsSet($metafields: [MetafieldsSetInput!]!) {
-    metafieldsSet(metafields: $metafields) {
-      metafields { id namespace key value updatedAt }
-      userErrors { field message code }
-    }
-  }
-`;
-
 /**
  * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
  * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
@@ -473,41 +450,6 @@ export class ShopifyAdminApi {
       true,
     );
     return this.fulfillmentOf(operation, fulfillmentGid, data.fulfillmentTrackingInfoUpdate);
-  }
-
-  /** Tags are a set: adding a tag the record has already changes nothing. */
-  async addTags(resourceGid: string, tags: string[]): Promise<void> {
-    if (tags.length === 0) return;
-    const data = await this.call('addTags', TAGS_ADD, { id: resourceGid, tags }, z.object({ tagsAdd: tagsPayloadSchema }), true);
-    this.throwUserErrors('addTags', resourceGid, data.tagsAdd.userErrors);
-  }
-
-  async removeTags(resourceGid: string, tags: string[]): Promise<void> {
-    if (tags.length === 0) return;
-    const data = await this.call('removeTags', TAGS_REMOVE, { id: resourceGid, tags }, z.object({ tagsRemove: tagsPayloadSchema }), true);
-    this.throwUserErrors('removeTags', resourceGid, data.tagsRemove.userErrors);
-  }
-
-  /** Upserts the order's `$app:print_status` metafield (JSON), e.g. `{ status: "print-ready", at: "..." }`. */
-  async setStatusMetafield(orderGid: string, value: unknown): Promise<{ id: string; value: string; updatedAt: string }> {
-    const operation = 'setStatusMetafield';
-    const metafields = [{ ownerId: orderGid, ...STATUS_METAFIELD, value: JSON.stringify(value) }];
-    const data = await this.call(
-      operation,
-      METAFIELDS_SET,
-      { metafields },
-      z.object({
-        metafieldsSet: z.object({
-          metafields: z.array(z.object({ id: gid('Metafield'), namespace: z.string(), key: z.string(), value: z.string(), updatedAt: z.string() })).nullable(),
-          userErrors: z.array(userErrorSchema),
-        }),
-      }),
-      true,
-    );
-    this.throwUserErrors(operation, orderGid, data.metafieldsSet.userErrors);
-    const saved = data.metafieldsSet.metafields?.[0];
-    if (!saved) throw new ShopifyProtocolError(operation, this.shop, `metafieldsSet for ${orderGid} returned no metafield`);
-    return { id: saved.id, value: saved.value, updatedAt: saved.updatedAt };
   }
 
   /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */
