@@ -122,10 +122,10 @@ export async function syncOrderToShopify(
     shown ??= (await deps.shopify.orderShows(shop, orderId)) ?? undefined;
     if (!shown) return { kind: 'not-in-shopify' };
     const change = statusChange(link, shown);
-    if (change) {
-      await deps.shopify.showStatus(shop, orderId, change);
-      wrote = true;
-    }
+    // The order shows this link already: a newer link's writer syncs after it, reading the order after its change.
+    if (!change) return { kind: 'synced', tags: desiredTags(link), version: link.version, wrote };
+    await deps.shopify.showStatus(shop, orderId, change);
+    wrote = true;
     const latest: OrderLink | undefined = await deps.store.get(shop, orderId);
     if (!latest || showsSame(latest, link)) return { kind: 'synced', tags: desiredTags(link), version: link.version, wrote };
     link = latest;

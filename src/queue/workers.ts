@@ -75,20 +75,26 @@ export interface Workers {
   close(): Promise<void>;
 }
 
-/** Job processors: thin, they parse the job and call a use case; retry semantics come from the error's class. */
-export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers {
-  const common = {
+/** What every worker of the app shares: lock and stall handling, and the retry waits of retry.ts. */
+function commonSettings(options: Pick<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'lockDurationMs' | 'backoff'>) {
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  return {
     connection: options.connection,
     prefix: bullPrefix(options.prefix),
     concurrency: options.concurrency ?? 8,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
+    lockDuration,
+    stalledInterval: Math.min(lockDuration, 30_000),
     maxStalledCount: MAX_STALLED_COUNT,
     settings: {
       backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
         options.backoff ? options.backoff(attemptsMade, error) : type === BACKOFF_TYPE ? backoffDelay(attemptsMade, error) : backoffDelay(attemptsMade),
     },
   };
+}
+
+/** Job processors: thin, they parse the job and call a use case; retry semantics come from the error's class. */
+export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers {
+  const common = commonSettings(options);
 
   const webhooks = new Worker(
     QUEUE_NAMES.webhooks,
@@ -261,31 +267,15 @@ export function startPrintEventWorker(
   deps: Pick<BridgeDeps, 'store' | 'logger' | 'clock'> & PrintEventWorkerDeps,
   options: Omit<WorkerOptions, 'printEvents'>,
 ): Workers {
-  const concurrency = options.concurrency ?? 8;
-  const lockDuration = options.lockDurationMs ?? 30_000;
+  const common = commonSettings(options);
   const fairness = new StoreFairness({
     redis: options.connection,
     prefix: options.prefix,
     queue: QUEUE_NAMES.events,
-    cap: options.shopConcurrency ?? Math.max(1, Math.floor(concurrency / 2)),
-    leaseMs: lockDuration,
+    cap: options.shopConcurrency ?? Math.max(1, Math.floor(common.concurrency / 2)),
+    leaseMs: common.lockDuration,
   });
-  const worker = createPrintEventWorker(
-    deps,
-    {
-      connection: options.connection,
-      prefix: bullPrefix(options.prefix),
-      concurrency,
-      lockDuration,
-      stalledInterval: Math.min(lockDuration, 30_000),
-      maxStalledCount: MAX_STALLED_COUNT,
-      settings: {
-        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
-          options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),
-      },
-    },
-    fairness,
-  );
+  const worker = createPrintEventWorker(deps, common, fairness);
   worker.on('failed', (job, error) => {
     const final = job ? job.attemptsMade >= (job.opts.attempts ?? 1) || error.name === 'UnrecoverableError' : true;
     options.logger[final ? 'error' : 'warn'](
@@ -303,7 +293,7 @@ export function startPrintEventWorker(
  */
 export function startStatusSyncWorker(
   deps: { store: BridgeDeps['store']; shopify: StatusShowing; logger: BridgeDeps['logger'] },
-  options: Pick<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'logger' | 'backoff'>,
+  options: Pick<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'lockDurationMs' | 'logger' | 'backoff'>,
 ): Workers {
   const worker = new Worker(
     QUEUE_NAMES.shopify,
@@ -312,15 +302,7 @@ export function startStatusSyncWorker(
       if (data.kind !== 'sync') throw new UnrecoverableError(`a ${data.kind} job needs the app's workers (startWorkers)`);
       return runWithRetrySemantics(() => syncOrderToShopify(deps, data.shop, data.orderId));
     },
-    {
-      connection: options.connection,
-      prefix: bullPrefix(options.prefix),
-      concurrency: options.concurrency ?? 8,
-      settings: {
-        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
-          options.backoff ? options.backoff(attemptsMade, error) : backoffDelay(attemptsMade, error),
-      },
-    },
+    commonSettings(options),
   );
   worker.on('error', (error) => options.logger.error({ queue: worker.name, err: error }, 'worker error'));
   return { workers: [worker], close: () => worker.close() };
