@@ -246,7 +246,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
             const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
             const link =
               (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId) : undefined) ??
-              (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId) : undefined);
+              (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId, (data as { shop?: string } | undefined)?.shop) : undefined);
             return link ? { shop: link.shop, orderId: link.orderId } : undefined;
           });
           const adminLogger = logger.child({ component: 'admin' });

@@ -45,6 +45,9 @@ export class ShopifyAdminClients {
 
 export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
   return {
+    async orderInShop(shop, orderId) {
+      return (await clients.forShop(shop)).orderInShop(orderId);
+    },
     async orderShows(shop, orderId) {
       return (await clients.forShop(shop)).orderShows(orderId);
     },

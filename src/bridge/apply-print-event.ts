@@ -85,7 +85,7 @@ const DUPLICATE_SUBMISSION = /duplicate|already exists/i;
  * nothing and is not retried; the order it names is not told (one store must not be able to write in another's history).
  */
 export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEvent, scope?: string): Promise<ApplyPrintEventOutcome> {
-  const link = await findLink(deps.store, event);
+  const link = await findLink(deps.store, event, scope);
   if (!link) return { kind: 'unknown-order', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
   const log = deps.logger.child({ shop: link.shop, orderId: link.orderId, event: event.kind, sourceOrderId: link.sourceOrderId });
   const outside = scope ? link.shop !== scope : (link.printAccount ?? 'env') !== 'env';
@@ -212,18 +212,19 @@ async function acquireLease(deps: ApplyPrintEventDeps, link: OrderLink, leaseMs:
 }
 
 /** The store an event is about, for fairness between stores on the events queue; undefined when no order matches. */
-export async function shopOfPrintEvent(store: OrderStore, event: PrintEvent): Promise<string | undefined> {
-  return (await findLink(store, event))?.shop;
+export async function shopOfPrintEvent(store: OrderStore, event: PrintEvent, scope?: string): Promise<string | undefined> {
+  return (await findLink(store, event, scope))?.shop;
 }
 
-async function findLink(store: OrderStore, event: PrintEvent): Promise<OrderLink | undefined> {
+/** sourceOrderIds are claimed per print account: `scope` (the token's store) says which claims the event can reach. */
+async function findLink(store: OrderStore, event: PrintEvent, scope: string | undefined): Promise<OrderLink | undefined> {
   if (event.printOrderId) {
     const byPrint = await store.findByPrintOrderId(event.printOrderId);
     if (byPrint) return byPrint;
   }
-  if (event.sourceOrderId) return store.findBySourceOrderId(event.sourceOrderId);
+  if (event.sourceOrderId) return store.findBySourceOrderId(event.sourceOrderId, scope);
   // A 24-hex OrderId may also be someone's sourceOrderId.
-  return event.printOrderId ? store.findBySourceOrderId(event.printOrderId) : undefined;
+  return event.printOrderId ? store.findBySourceOrderId(event.printOrderId, scope) : undefined;
 }
 
 function eventTime(deps: ApplyPrintEventDeps, event: PrintEvent): string {

@@ -26,6 +26,7 @@ export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: 
     return { kind: 'cancelled', atPrinter: false };
   }
   if (!link.sourceOrderId) return { kind: 'refused', reason: 'no sourceOrderId recorded' };
+  if (!(await deps.shopify.orderInShop(shop, orderId))) return refuseNotInShop(deps, shop, orderId, 'cancellation');
 
   try {
     await (await deps.printAccounts.forOrder(link.shop, link.printAccount)).cancel(link.sourceOrderId);
@@ -66,4 +67,15 @@ async function markCancelled(deps: BridgeDeps, shop: string, orderId: string, de
       : undefined,
   );
   await deps.scheduler.syncShopify(shop, orderId);
+}
+
+/**
+ * A webhook's shop header is not signed: a cancellation or address change acts at the printer only for an order the
+ * store's own Admin API shows (DESIGN section 9). Anything else is recorded on the order and changes nothing.
+ */
+export async function refuseNotInShop(deps: BridgeDeps, shop: string, orderId: string, what: 'cancellation' | 'address change'): Promise<{ kind: 'refused'; reason: string }> {
+  const reason = `${shop}'s Shopify admin has no order ${orderId}; the ${what} was not sent to the printer`;
+  await deps.store.note(shop, orderId, { event: `${what} refused: not an order of this store`, source: 'worker', detail: reason });
+  deps.logger.warn({ shop, orderId }, `${what} for an order the store does not have; refused, nothing sent`);
+  return { kind: 'refused', reason };
 }

@@ -42,3 +42,16 @@ export class PrintRefusedError extends Error {
     this.name = 'PrintRefusedError';
   }
 }
+
+/**
+ * Shopify does not show the order in the store yet, moments after it was placed: asked again shortly. An older order
+ * the store does not have is refused instead (`submitShopifyOrder`).
+ */
+export class OrderNotInShopYetError extends Error {
+  readonly retryable = true;
+  readonly retryInMs = 15_000;
+  constructor(shop: string, orderName: string) {
+    super(`Order ${orderName} is not (yet) in ${shop}'s Shopify admin; asking again before anything is printed.`);
+    this.name = 'OrderNotInShopYetError';
+  }
+}

@@ -160,6 +160,11 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
     return { link: next, history };
   });
   if (!link) return { kind: 'stale', orderId };
+  if (link.notInShopAt) {
+    // The store's Admin API already said it has no such order: another store's body is not kept here.
+    await deps.store.deleteOrderBody(shop, orderId);
+    return { kind: 'rejected', reason: `${shop} has no order ${orderId} (checked with its Admin API); the body was not kept` };
+  }
 
   if (link.status === 'pending' && link.submitAfter && (isTrigger || scheduledNow)) {
     const delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.js';
-import { blankOrder, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
+import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
 import type { OrderStatus } from './status.js';
@@ -148,8 +148,8 @@ export class OrderStore {
         FROM written w, jsonb_array_elements(${entries}::jsonb) WITH ORDINALITY AS e(entry, n) ORDER BY e.n
       ),
       claim AS (
-        INSERT INTO source_order_ids (source_order_id, shop, order_id)
-        SELECT ${link.sourceOrderId ?? null}::text, w.shop, w.order_id FROM written w WHERE ${link.sourceOrderId ?? null}::text IS NOT NULL
+        INSERT INTO source_order_ids (namespace, source_order_id, shop, order_id)
+        SELECT ${claimNamespace(link.shop, link.printAccount)}, ${link.sourceOrderId ?? null}::text, w.shop, w.order_id FROM written w WHERE ${link.sourceOrderId ?? null}::text IS NOT NULL
         ON CONFLICT DO NOTHING
       )
       SELECT count(*)::int AS n FROM written`);
@@ -181,35 +181,51 @@ export class OrderStore {
   }
 
   /**
-   * Claims a sourceOrderId for one order before it is sent: the first order to claim it owns it, and the same order
-   * claiming again is fine. Another store's (or order's) claim is refused with the owner, so two stores whose mappings
-   * render the same id never share one print order, nor each other's postbacks. An owner whose link is gone
-   * (redacted) no longer holds it.
+   * Claims a sourceOrderId for one order before it is sent, on the print account it goes out with (`namespace`, see
+   * `claimNamespace`): the first order to claim it there owns it, and the same order claiming again is fine. Another
+   * order's claim on the same account is refused with the owner, so two orders never share one print order, nor each
+   * other's postbacks; a claim on another account is no obstacle (the printer keeps ids per account). An owner whose
+   * link is gone (redacted) no longer holds it.
    */
-  async claimSourceOrderId(shop: string, orderId: string, sourceOrderId: string): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
+  async claimSourceOrderId(
+    shop: string,
+    orderId: string,
+    sourceOrderId: string,
+    namespace: string = ENV_NAMESPACE,
+  ): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const [row] = await this.rows<{ shop: string; order_id: string; alive: boolean }>(sql`
         WITH claimed AS (
-          INSERT INTO source_order_ids (source_order_id, shop, order_id) VALUES (${sourceOrderId}, ${shop}, ${orderId})
+          INSERT INTO source_order_ids (namespace, source_order_id, shop, order_id) VALUES (${namespace}, ${sourceOrderId}, ${shop}, ${orderId})
           ON CONFLICT DO NOTHING RETURNING shop, order_id
         )
         SELECT shop, order_id, true AS alive FROM claimed
         UNION ALL
         SELECT s.shop, s.order_id, EXISTS (SELECT 1 FROM orders o WHERE o.shop = s.shop AND o.order_id = s.order_id) AS alive
-        FROM source_order_ids s WHERE s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
+        FROM source_order_ids s WHERE s.namespace = ${namespace} AND s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
       if (!row) continue;
       if (row.shop === shop && row.order_id === orderId) return { ok: true };
       if (row.alive) return { ok: false, owner: { shop: row.shop, orderId: row.order_id } };
       // The owner's record is gone: the id is free again (compare-and-delete, so a new owner is never removed).
-      await this.rows(sql`DELETE FROM source_order_ids WHERE source_order_id = ${sourceOrderId} AND shop = ${row.shop} AND order_id = ${row.order_id}`);
+      await this.rows(
+        sql`DELETE FROM source_order_ids WHERE namespace = ${namespace} AND source_order_id = ${sourceOrderId} AND shop = ${row.shop} AND order_id = ${row.order_id}`,
+      );
     }
     throw new OrderStoreConflictError(shop, orderId);
   }
 
-  async findBySourceOrderId(sourceOrderId: string): Promise<OrderLink | undefined> {
+  /**
+   * The order that owns a sourceOrderId. `scope` is the store a postback token speaks for: its own account's claims
+   * first, then its orders on the operator's account. Without it (the operator-wide token) only the operator's
+   * account is searched: a store's own-account ids are never found through it.
+   */
+  async findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined> {
+    const where = scope
+      ? sql`s.source_order_id = ${sourceOrderId} AND (s.namespace = ${claimNamespace(scope, 'own')} OR (s.namespace = ${ENV_NAMESPACE} AND s.shop = ${scope}))`
+      : sql`s.source_order_id = ${sourceOrderId} AND s.namespace = ${ENV_NAMESPACE}`;
     const [row] = await this.rows<{ data: OrderLink }>(sql`
       SELECT o.data FROM source_order_ids s JOIN orders o ON o.shop = s.shop AND o.order_id = s.order_id
-      WHERE s.source_order_id = ${sourceOrderId}`);
+      WHERE ${where} ORDER BY s.namespace = ${ENV_NAMESPACE} LIMIT 1`);
     return row?.data;
   }
 

@@ -48,8 +48,17 @@ export interface MappingPort {
  * The effects the pipeline has in Shopify, called by the Shopify queue's jobs (use cases ask for them through the
  * Scheduler). Every call must be idempotent (tags are a set, notes are de-duplicated).
  */
-export interface ShopifyEffects extends StatusShowing {
+export interface ShopifyEffects extends StatusShowing, ShopOrders {
   appendNote(shop: string, orderId: string, line: string): Promise<void>;
+}
+
+/**
+ * Which orders a store has. A webhook's HMAC covers its body, not the shop header: a genuine body of one store re-sent
+ * with another store's domain is refused by asking that store's Admin API before anything reaches the printer.
+ */
+export interface ShopOrders {
+  /** Null when the shop has no such order; throws the Admin API's typed (retryable) errors. */
+  orderInShop(shop: string, orderId: string): Promise<{ createdAt: string } | null>;
 }
 
 /**

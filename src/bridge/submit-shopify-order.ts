@@ -1,10 +1,11 @@
+import { claimNamespace } from '../orders/model.js';
 import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
 import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
-import { MappingProblemsError, OrderBusyError, OrderDataMissingError, PrintRefusedError } from './errors.js';
+import { MappingProblemsError, OrderBusyError, OrderDataMissingError, OrderNotInShopYetError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { OrderLink, Problem } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
@@ -73,6 +74,13 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   if (!stored) throw new OrderDataMissingError(shop, orderId, 'the order body is not stored (it may have been redacted)');
   const parsedBody = parseOrderWebhook(stored.body);
   const orderName = link.orderName ?? orderId;
+  if (link.status !== 'submitting' && !(await deps.shopify.orderInShop(shop, orderId))) {
+    // The shop header of a webhook is not signed (DESIGN section 9): an order the store's own Admin API does not show
+    // is another store's body under this store's domain. Moments after an order was placed, Shopify is asked again.
+    const placedAt = parsedBody.ok ? Date.parse(parsedBody.order.created_at ?? '') : Number.NaN;
+    if (Number.isFinite(placedAt) && deps.clock().getTime() - placedAt < ORDER_VISIBLE_WITHIN_MS) throw new OrderNotInShopYetError(shop, orderName);
+    return refuseOrderNotInShop(deps, link);
+  }
   const settings = deps.mapping.settingsFor(shop);
   if (link.status !== 'submitting' && parsedBody.ok && isFullyFulfilled(parsedBody.order)) {
     return markNotPrinted(deps, link, 'every line item is already fulfilled in Shopify (fulfillable quantity 0 on each), so nothing was sent to the printer');
@@ -97,10 +105,16 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     throw new MappingProblemsError(orderName, problems);
   }
 
-  // The id must be this order's alone before anything reaches the printer (issue 12 item 6).
-  const claim = await deps.store.claimSourceOrderId(shop, orderId, sourceOrderId);
+  // Test mode creates nothing, so it claims nothing: a store trying its mapping can never hold back another's orders.
+  if (setup && setup.account !== 'none' && setup.mode === 'test') return testRun(deps, link, setup.service, order, orderName);
+
+  // The id must be this order's alone on the account it goes out with before anything reaches the printer.
+  const account = link.status === 'submitting' ? link.printAccount : setup && setup.account !== 'none' ? setup.account : link.printAccount;
+  const claim = await deps.store.claimSourceOrderId(shop, orderId, sourceOrderId, claimNamespace(shop, account));
   if (!claim.ok) {
-    const other = claim.owner.shop === shop ? `another order of this store (${claim.owner.orderId})` : `an order of another store (${claim.owner.shop})`;
+    // The owner is named only when it is this store's own order: another store's name is not this merchant's to see.
+    const other = claim.owner.shop === shop ? `another order of this store (${claim.owner.orderId})` : 'another order on the same print account';
+    if (claim.owner.shop !== shop) deps.logger.warn({ shop, orderId, sourceOrderId, owner: claim.owner }, 'sourceOrderId already claimed by another store\'s order on the same print account; held');
     const problems = [
       {
         subject: 'order.sourceOrderId',
@@ -110,8 +124,6 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     await recordProblems(deps, link, 'held', 'source-order-id', problems);
     throw new MappingProblemsError(orderName, problems);
   }
-
-  if (setup && setup.account !== 'none' && setup.mode === 'test') return testRun(deps, link, setup.service, order, orderName);
 
   if (settings?.validate && setup && setup.account !== 'none') {
     try {
@@ -309,6 +321,29 @@ async function recordWait(deps: BridgeDeps, link: OrderLink, problem: Problem, s
   if (changed && syncTags) await deps.scheduler.syncShopify(link.shop, link.orderId);
   deps.logger.info({ shop: link.shop, orderId: link.orderId, reason: problem.kind }, 'order waits; nothing sent to the printer');
   return { kind: 'waiting', reason: problem.kind };
+}
+
+/** How long after an order was placed Shopify's Admin API may not show it yet (asked again meanwhile). */
+const ORDER_VISIBLE_WITHIN_MS = 120_000;
+
+/**
+ * The store has no such order: never printed, recorded on the link with the reason, and the body (another store's
+ * customer and address) deleted. Nothing is written in Shopify: the store has no order to write to.
+ */
+async function refuseOrderNotInShop(deps: BridgeDeps, link: OrderLink): Promise<SubmitShopifyOutcome> {
+  const reason = `${link.shop}'s Shopify admin has no order ${link.orderId}: the webhook was not this store's (a signed body of another store re-sent with this store's domain). Nothing was sent to the printer and the body was not kept.`;
+  await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current || current.notInShopAt) return undefined;
+    const at = deps.clock().toISOString();
+    const { link: next, moved } = canMove(current.status, 'not-printed') ? moveTo(current, 'not-printed', at) : { link: current, moved: false };
+    return {
+      link: { ...clearProblems(next, (p) => isWaitKind(p.kind)), notPrintedReason: moved ? reason : current.notPrintedReason, notInShopAt: at },
+      history: [{ event: 'refused: not an order of this store', source: 'worker', status: moved ? 'not-printed' : undefined, detail: reason }],
+    };
+  });
+  await deps.store.deleteOrderBody(link.shop, link.orderId);
+  deps.logger.warn({ shop: link.shop, orderId: link.orderId }, 'order webhook for an order the store does not have (replayed under another store\'s domain?); refused, nothing sent');
+  return { kind: 'not-printed', reason };
 }
 
 /** Nothing of the order is for the printer: a final state with the reason, not a problem to fix. */

@@ -68,12 +68,21 @@ export const orderHistory = pgTable(
   (t) => [index('order_history_order_idx').on(t.shop, t.orderId, t.id.desc())],
 );
 
-/** Which order owns a sourceOrderId: the first to claim it (two stores never share one print order). */
-export const sourceOrderIds = pgTable('source_order_ids', {
-  sourceOrderId: text('source_order_id').primaryKey(),
-  shop: text('shop').notNull(),
-  orderId: text('order_id').notNull(),
-});
+/**
+ * Which order owns a sourceOrderId on one print account: the first to claim it (two orders never share one print
+ * order). The namespace is the print account the order goes out with (`env`: the operator's; `shop:DOMAIN`: that
+ * store's own), so a store's claims never reach the orders of a store on another account (DESIGN section 9).
+ */
+export const sourceOrderIds = pgTable(
+  'source_order_ids',
+  {
+    namespace: text('namespace').notNull().default('env'),
+    sourceOrderId: text('source_order_id').notNull(),
+    shop: text('shop').notNull(),
+    orderId: text('order_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.namespace, t.sourceOrderId] })],
+);
 
 /** Stores the app has worked for, and from when (the lost-order recovery never reaches back before it). */
 export const shops = pgTable('shops', {

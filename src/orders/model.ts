@@ -91,6 +91,11 @@ export interface OrderLink {
    * store's account is by then. Absent on orders from before stores had their own: the operator's (`env`).
    */
   printAccount?: 'env' | 'own';
+  /**
+   * When the store's Admin API said it has no such order: a signed body of another store re-sent with this store's
+   * domain. The order is never printed, and its body (another store's customer) is not kept.
+   */
+  notInShopAt?: string;
   /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
   testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];
@@ -123,4 +128,16 @@ export function normaliseTime(value: string): string {
 export function blankOrder(shop: string, orderId: string, now: Date): OrderLink {
   const at = now.toISOString();
   return { shop, orderId, status: 'pending', statusAt: at, submitAttempts: 0, problems: [], shipments: [], createdAt: at, updatedAt: at, version: 0 };
+}
+
+/** The claim namespace of the operator's print account (PRINT_API_*), which every store without its own shares. */
+export const ENV_NAMESPACE = 'env';
+
+/**
+ * Where an order's sourceOrderId is claimed: on the print account it goes out with. The printer keeps ids per
+ * account, so a store on its own account claims in a namespace of its own, and no id its mapping renders can hold
+ * back an order of a store on another account (DESIGN section 9).
+ */
+export function claimNamespace(shop: string, account: 'env' | 'own' | undefined): string {
+  return account === 'own' ? `shop:${shop}` : ENV_NAMESPACE;
 }

@@ -246,7 +246,7 @@ function createPrintEventWorker(deps: ApplyPrintEventDeps, common: CommonWorkerS
       const logger = deps.logger.child({ jobId: job.id, event: data.event.kind, sourceOrderId: data.event.sourceOrderId, printOrderId: data.event.printOrderId });
       const apply = () => runWithRetrySemantics(() => applyPrintEvent({ ...deps, logger }, data.event, data.shop));
       // Every event writes to the store in Shopify (fulfillments, tags, the status metafield): each takes the store's turn.
-      const outcome = fairness ? await fairness.run(job, token, await shopOfPrintEvent(deps.store, data.event), apply) : await apply();
+      const outcome = fairness ? await fairness.run(job, token, await shopOfPrintEvent(deps.store, data.event, data.shop), apply) : await apply();
       if (outcome.kind === 'unknown-order') {
         if (job.attemptsMade + 1 < UNKNOWN_ORDER_ATTEMPTS) {
           throw Object.assign(new Error(`no order known for ${outcome.reference} yet`), { retryable: true });

@@ -302,6 +302,15 @@ const FULFILLMENT_TRACKING_UPDATE = /* GraphQL */ `
 const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus']);
 
 // What the order shows of its print status: about 2 points (the order and its metafield).
+const ORDER_IN_SHOP = /* GraphQL */ `
+  query PrintBridgeOrderInShop($id: ID!) {
+    order(id: $id) {
+      id
+      createdAt
+    }
+  }
+`;
+
 const ORDER_SHOWS = /* GraphQL */ `
   query PrintBridgeOrderShows($id: ID!) {
     order(id: $id) {
@@ -450,6 +459,15 @@ export class ShopifyAdminApi {
       true,
     );
     return this.fulfillmentOf(operation, fulfillmentGid, data.fulfillmentTrackingInfoUpdate);
+  }
+
+  /**
+   * Whether this shop has the order (null when it has not): a webhook's shop header is not signed, so the order's
+   * store is confirmed here before it is printed, cancelled or amended (DESIGN section 9). One point.
+   */
+  async orderInShop(orderGid: string): Promise<{ createdAt: string } | null> {
+    const data = await this.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, z.object({ order: z.object({ id: z.string(), createdAt: z.string() }).nullable() }), true);
+    return data.order && data.order.id === orderGid ? { createdAt: data.order.createdAt } : null;
   }
 
   /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */

@@ -22,6 +22,11 @@ export class FakeShopify implements ShopifyEffects {
   writes: { orderId: string; change: StatusChange }[] = [];
   reads = 0;
   failNext = 0;
+  /** Orders this fake store does not have (another store's body re-sent with its domain). */
+  notInShop = new Set<string>();
+  async orderInShop(_shop: string, orderId: string): Promise<{ createdAt: string } | null> {
+    return this.notInShop.has(orderId) ? null : { createdAt: '2026-11-21T15:00:00Z' };
+  }
   async orderShows(_shop: string, orderId: string): Promise<StatusShown> {
     this.maybeFail();
     this.reads += 1;

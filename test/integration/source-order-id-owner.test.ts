@@ -43,7 +43,9 @@ describe('a sourceOrderId belongs to one store', () => {
       return l?.status === 'held' && l;
     }, { what: 'the second store’s order held' });
     expect(held.problems).toEqual([expect.objectContaining({ kind: 'source-order-id', subject: 'order.sourceOrderId' })]);
-    expect(held.problems[0]!.message).toContain(`PB-${first.order_number} already belongs to an order of another store (${SHOP})`);
+    // Issue 22: the reason never names the other store (it is not this merchant's to see).
+    expect(held.problems[0]!.message).toContain(`PB-${first.order_number} already belongs to another order on the same print account`);
+    expect(JSON.stringify(held)).not.toContain(SHOP);
     expect(held.sourceOrderId).toBeUndefined();
     expect(emulatorOrders(h.emulator, `PB-${first.order_number}`)).toHaveLength(1);
     expect((await h.runtime.store.findBySourceOrderId(`PB-${first.order_number}`))?.shop).toBe(SHOP);
