@@ -21,20 +21,39 @@ export interface EditorView {
   problems?: { line: number; col: number; message: string }[];
   note?: string;
   problemsCount: number;
+  /**
+   * Why the viewer may look but not change (a merchant whose store prints on the operator's account): the page then
+   * has no save and no rollback. The server refuses them too; hiding them only spares the merchant a refusal.
+   */
+  readOnly?: string;
 }
 
 export function editorPage(ctx: PageContext, data: EditorView): Html {
   const shopField = ctx.viewer.kind === 'operator' ? html`<input type="hidden" name="shop" value="${data.shop}">` : '';
   const form = (action: string, inner: Html) => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
-  const editor = html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
+  const previewButton = ctx.embedded ? html`<s-button id="preview-button">Preview my latest orders</s-button>` : html`<button type="button" id="preview-button">Preview my latest orders</button>`;
+  const checks = html`id="mapping-form" data-check="${ctx.link('/admin/mappings/check')}" data-preview="${ctx.link('/admin/mappings/draft-preview')}"`;
+  const editor = data.readOnly
+    ? html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
+${banner(ctx, 'info', html`<strong>Read only.</strong> ${data.readOnly} <a href="${ctx.link('/admin/settings')}">Settings</a>`, ' id="read-only"')}
+<p class="muted small">${data.source} The preview shows what your latest orders are sent as with it (nothing is sent).</p>
+<form ${checks}>${ctx.formFields}${shopField}
+<label for="mapping-yaml">Mapping (YAML, read only)</label>
+<textarea id="mapping-yaml" name="yaml" rows="28" spellcheck="false" data-editor="yaml" readonly>${data.text}</textarea>
+<div id="mapping-problems" class="small" role="status" aria-live="polite"></div>
+<div class="actions" style="margin-top:12px">${previewButton}</div>
+</form>
+<div id="draft-preview" aria-live="polite"></div>
+</div>`
+    : html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
 <p class="muted small">${data.source} Problems appear at their line as you type; the preview shows what your latest orders would be sent as with the text below (nothing is sent). Saving makes it a new version, used for the next orders.</p>
 ${data.problems?.length ? banner(ctx, 'critical', html`<strong>Not saved: the mapping has problems.</strong><ul class="problems" id="save-problems">${data.problems.map((p) => html`<li>line ${p.line}, column ${p.col}: ${p.message}</li>`)}</ul>`) : ''}
-<form method="post" action="${ctx.link('/admin/mappings/save')}" id="mapping-form" data-check="${ctx.link('/admin/mappings/check')}" data-preview="${ctx.link('/admin/mappings/draft-preview')}">${ctx.formFields}${shopField}
+<form method="post" action="${ctx.link('/admin/mappings/save')}" ${checks}>${ctx.formFields}${shopField}
 <label for="mapping-yaml">Mapping (YAML)</label>
 <textarea id="mapping-yaml" name="yaml" rows="28" spellcheck="false" data-editor="yaml">${data.text}</textarea>
 <div id="mapping-problems" class="small" role="status" aria-live="polite"></div>
 ${textField(ctx, { name: 'note', label: 'Note for this version (what changed, why)', value: data.note, maxlength: 500 })}
-<div class="actions" style="margin-top:12px">${submitButton(ctx, 'Save as a new version', { primary: true })}${ctx.embedded ? html`<s-button id="preview-button">Preview my latest orders</s-button>` : html`<button type="button" id="preview-button">Preview my latest orders</button>`}</div>
+<div class="actions" style="margin-top:12px">${submitButton(ctx, 'Save as a new version', { primary: true })}${previewButton}</div>
 </form>
 <div id="draft-preview" aria-live="polite"></div>
 </div>`;
@@ -53,7 +72,7 @@ ${
             html`<span class="small">${v.author}</span>`,
             v.note ?? '',
             html`<div class="actions"><a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
-              v.version === data.currentVersion ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
+              v.version === data.currentVersion || data.readOnly ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
             }</div>`,
           ],
         })),

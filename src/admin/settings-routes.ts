@@ -12,7 +12,7 @@ import {
 } from '../shops/setup.js';
 import type { AdminContext } from './router.js';
 import { settingsIndexPage, settingsPage } from './settings-views.js';
-import { actorOf, shopQuery, storeOf, type Viewer } from './viewer.js';
+import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
 
 /** What the Settings and mapping editor pages need of a store's own set-up (src/shops/). */
 export interface AdminShopSetup {
@@ -79,9 +79,11 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
     const viewer = viewerOf(res);
     const shop = storeOf(viewer, bodyOf(req).shop);
     if (!shop) return respond.notFound(res, viewer);
-    await disconnectPrintAccount(setup.deps, shop);
-    deps.logger.info({ action: 'print-account-removed', shop, by: actorOf(viewer) }, 'print account removed');
-    respond.redirect(res, viewer, '/admin/settings', { tone: 'success', message: "The store uses the app's print account again." }, shopQuery(viewer, shop));
+    const before = await setup.settings.get(shop);
+    const after = await disconnectPrintAccount(setup.deps, shop, { merchant: scopeOf(viewer) !== undefined });
+    deps.logger.info({ action: 'print-account-removed', shop, by: actorOf(viewer), mappingVersion: after.mappingVersion }, 'print account removed');
+    const mapping = before.mappingVersion && !after.mappingVersion ? " The app's mapping serves it too (your saved versions are kept for when you connect your own account again)." : '';
+    respond.redirect(res, viewer, '/admin/settings', { tone: 'success', message: `The store uses the app's print account again.${mapping}` }, shopQuery(viewer, shop));
   });
 
   router.post('/admin/settings/mode', async (req, res) => {

@@ -50,7 +50,8 @@ ${
   const account = html`<div class="card" id="account"><h2>Print account</h2>
 ${own ? html`<dl class="facts"><dt>Base URL</dt><dd class="mono">${own.baseUrl}</dd><dt>Orders URL</dt><dd class="mono">${own.ordersUrl ?? own.baseUrl}</dd><dt>Source account</dt><dd>${own.sourceAccount}</dd><dt>Destination</dt><dd>${own.destination ?? '— (the mapping\'s)'}</dd><dt>Connected</dt><dd>${formatTime(own.connectedAt)}</dd><dt>Access token and secret</dt><dd class="muted">stored encrypted; never shown again</dd></dl>` : ''}
 ${check ? banner(ctx, check.ok ? 'success' : 'critical', html`<strong>${check.ok ? 'Connection works' : 'Connection failed'}</strong> (${formatTime(check.at)}): ${check.message}`, ' id="account-check"') : ''}
-${own ? html`<div class="actions" style="margin-top:12px">${form('/admin/settings/account/test', submitButton(ctx, 'Test connection'))}${form('/admin/settings/account/remove', submitButton(ctx, "Use the app's account instead", { tone: 'critical' }))}</div>` : ''}
+${own ? html`<div class="actions" style="margin-top:12px">${form('/admin/settings/account/test', submitButton(ctx, 'Test connection'))}${form('/admin/settings/account/remove', submitButton(ctx, "Use the app's account instead", { tone: 'critical' }))}</div>
+${ctx.viewer.kind === 'shop' ? html`<p class="muted small" id="account-remove-note">On the app's account the app's mapping serves your store and the mapping editor is read only; the versions you saved are kept for when you connect an account of your own again.</p>` : ''}` : ''}
 <h3>${own ? 'Replace the account' : 'Connect your account'}</h3>
 <p class="muted small">From your print service's account settings. The secret key signs every request; it is stored encrypted and never shown again. Saving makes one signed call first and tells you what the print service answered.</p>
 ${form(

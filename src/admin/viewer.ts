@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Logger } from 'pino';
+import { OPERATOR_AUTHOR } from '../shops/model.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import type { LoginGuard } from './login-guard.js';
 import type { SessionSigner} from './session.js';
@@ -145,7 +146,7 @@ export function scopeOf(viewer: Viewer): string | undefined {
 }
 
 export function actorOf(viewer: Viewer): string {
-  return viewer.session.kind === 'operator' ? 'operator' : `${viewer.session.shop} user ${viewer.session.user ?? 'unknown'}`;
+  return viewer.session.kind === 'operator' ? OPERATOR_AUTHOR : `${viewer.session.shop} user ${viewer.session.user ?? 'unknown'}`;
 }
 
 /**

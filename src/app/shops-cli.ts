@@ -11,6 +11,7 @@ import { loadStoreMapping } from '../mapping/store-mapping.js';
 import { createQueues } from '../queue/queues.js';
 import { createRedis } from '../redis.js';
 import { ShopSettingsStore } from '../shops/settings-store.js';
+import { OPERATOR_AUTHOR } from '../shops/model.js';
 import { connectPrintAccount, postbackSetup, printAccountInput, pushMapping, rollbackMapping, setPrintMode, type SetupDeps } from '../shops/setup.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopSessions } from '../shopify/sessions.js';
@@ -128,7 +129,7 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
       const checked = loadStoreMapping(yaml, shop);
       if (!checked.ok) throw new CliError(checked.problems.map((p) => formatFileProblem({ ...p, file })).join('\n'));
       await withSetup(async ({ setup }) => {
-        const outcome = await pushMapping(setup, shop, yaml, 'operator', opts.note);
+        const outcome = await pushMapping(setup, shop, yaml, OPERATOR_AUTHOR, opts.note);
         if (outcome.kind === 'problems') throw new CliError(outcome.problems.map((p) => formatFileProblem({ ...p, file })).join('\n'));
         process.stdout.write(`Stored as version ${outcome.version} of ${shop}'s mapping; it is in use from now on.\n`);
       });

@@ -57,5 +57,8 @@ export interface MappingVersion {
   createdAt: string;
 }
 
+/** A version's author when the operator stored it (the command line, or the operator's admin session). */
+export const OPERATOR_AUTHOR = 'operator';
+
 /** Which account an order went to the printer with: its later calls (cancel, confirm, reconcile) use the same. */
 export type AccountRef = 'env' | 'own';

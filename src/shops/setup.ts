@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { demoTriggers } from '../emulator/demo-triggers.js';
 import type { FileProblem } from '../mapping/errors.js';
 import { loadStoreMapping } from '../mapping/store-mapping.js';
-import type { AccountCheck, PrintAccount, PrintMode, ShopSetup } from './model.js';
+import { OPERATOR_AUTHOR, type AccountCheck, type PrintAccount, type PrintMode, type ShopSetup } from './model.js';
 import type { ShopSettingsStore } from './settings-store.js';
 import { accountAddressProblem } from './account-address.js';
 
@@ -15,7 +15,7 @@ import { accountAddressProblem } from './account-address.js';
 export interface SetupDeps {
   settings: Pick<
     ShopSettingsStore,
-    'get' | 'setPrintAccount' | 'removePrintAccount' | 'recordAccountCheck' | 'setMode' | 'postbackToken' | 'hasPostbackToken' | 'printAccountOf' | 'pushMapping' | 'useMappingVersion' | 'mappingVersion'
+    'get' | 'setPrintAccount' | 'removePrintAccount' | 'recordAccountCheck' | 'setMode' | 'postbackToken' | 'hasPostbackToken' | 'printAccountOf' | 'pushMapping' | 'useMappingVersion' | 'mappingVersion' | 'clearMapping'
   >;
   /** One signed call with the account (checkPrintAccount on a client made for it). */
   checkAccount(account: PrintAccount): Promise<AccountCheck>;
@@ -80,8 +80,22 @@ export async function testPrintAccount(deps: SetupDeps, shop: string): Promise<A
   return check;
 }
 
-export async function disconnectPrintAccount(deps: SetupDeps, shop: string): Promise<ShopSetup> {
-  const setup = await deps.settings.removePrintAccount(shop);
+/**
+ * Back to the operator's account. When the merchant does it, a mapping the merchant saved stops serving the store too:
+ * on the operator's account the operator's mapping decides (otherwise a merchant could save a mapping on an account of
+ * their own, then move to the operator's and have the operator billed for what it says). The versions are kept; on an
+ * account of their own again the merchant can use one again. A version the operator stored keeps serving.
+ */
+export async function disconnectPrintAccount(deps: SetupDeps, shop: string, options: { merchant?: boolean } = {}): Promise<ShopSetup> {
+  let setup = await deps.settings.removePrintAccount(shop);
+  if (options.merchant && setup.mappingVersion) {
+    const current = await deps.settings.mappingVersion(shop, setup.mappingVersion);
+    if (!current || current.author !== OPERATOR_AUTHOR) {
+      await deps.settings.clearMapping(shop);
+      setup = { ...setup, mappingVersion: undefined };
+      await deps.refreshMappings();
+    }
+  }
   deps.invalidate(shop);
   await deps.reexamine(shop, 'print account removed');
   return setup;
@@ -160,6 +174,34 @@ export async function postbackSetup(deps: Pick<SetupDeps, 'settings' | 'appUrl'>
 }
 
 export type PushOutcome = { kind: 'saved'; version: number } | { kind: 'problems'; problems: FileProblem[] };
+
+
+/**
+ * Whether a merchant may change the store's mapping: only on a print account of the store's own (DESIGN section 9).
+ * On the operator's account the operator's mapping decides what the operator is billed for: destination, carrier,
+ * SKUs, order ids.
+ */
+export function merchantMayEditMapping(setup: Pick<ShopSetup, 'printAccount'>): boolean {
+  return Boolean(setup.printAccount);
+}
+
+/** A merchant's save or rollback refused because the store prints on the operator's account; nothing changed. */
+export type OperatorAccountRefusal = { kind: 'operator-account' };
+
+/**
+ * A merchant's save: refused unless the store is on its own account, checked here (not only by the page), so no route
+ * or script can go around it.
+ */
+export async function merchantPushMapping(deps: SetupDeps, shop: string, yaml: string, author: string, note?: string): Promise<PushOutcome | OperatorAccountRefusal> {
+  if (!merchantMayEditMapping(await deps.settings.get(shop))) return { kind: 'operator-account' };
+  return pushMapping(deps, shop, yaml, author, note);
+}
+
+/** A merchant's rollback, refused on the operator's account as a save is. */
+export async function merchantRollbackMapping(deps: SetupDeps, shop: string, version: number): Promise<PushOutcome | OperatorAccountRefusal | { kind: 'unknown' }> {
+  if (!merchantMayEditMapping(await deps.settings.get(shop))) return { kind: 'operator-account' };
+  return rollbackMapping(deps, shop, version);
+}
 
 /** Checks a mapping text as `mappings check` does and stores it as the store's next version (current from now on). */
 export async function pushMapping(deps: SetupDeps, shop: string, yaml: string, author: string, note?: string): Promise<PushOutcome> {

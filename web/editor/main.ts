@@ -119,6 +119,8 @@ function start(): void {
         if (update.docChanged) textarea.value = update.state.doc.toString();
       }),
       EditorView.contentAttributes.of({ 'aria-label': 'Mapping (YAML)' }),
+      // A merchant on the operator's print account sees the mapping that serves the store but cannot change it.
+      EditorView.editable.of(!textarea.readOnly),
     ],
   });
   textarea.style.display = 'none';
