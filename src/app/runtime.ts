@@ -18,6 +18,7 @@ import { ShopSettingsStore } from '../shops/settings-store.js';
 import { StoreMappingSync } from '../shops/mapping-sync.js';
 import type { SetupDeps } from '../shops/setup.js';
 import { accountClientOptions, shopSetupDeps } from './shop-setup.js';
+import type { HostLookup } from '../net/host-lookup.js';
 import { createQueues, enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
@@ -55,6 +56,11 @@ export interface RuntimeOptions {
   host?: string;
   /** A database already open (the demo shares one); otherwise the configured one is opened, migrated and closed. */
   database?: Database;
+  /**
+   * How host names are resolved for merchants' print accounts and artwork hosts (src/net/host-lookup.ts); the system
+   * resolver unless tests or the demo answer for their own names.
+   */
+  lookup?: HostLookup;
 }
 
 export interface Runtime {
@@ -153,7 +159,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     envClient: printService,
     // A merchant's account reaches public addresses only, on every connection; the operator's is trusted.
     createClient: (account) =>
-      new PrintServiceClient({ ...accountClientOptions(account, account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS), ...clientHooks }),
+      new PrintServiceClient({ ...accountClientOptions(account, account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS, options.lookup), ...clientHooks }),
   });
   const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
   // Stores' own mapping versions (saved in the app or pushed): served by this process's registry, kept current.
@@ -183,6 +189,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     registry,
     refreshMappings: () => mappingSync.refresh(),
     invalidate: (shop) => printAccounts.invalidate(shop),
+    lookup: options.lookup,
   });
 
   metrics.onScrape(async () => {
