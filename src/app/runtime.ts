@@ -18,7 +18,8 @@ import { ShopSettingsStore } from '../shops/settings-store.js';
 import { StoreMappingSync } from '../shops/mapping-sync.js';
 import type { SetupDeps } from '../shops/setup.js';
 import { accountClientOptions, shopSetupDeps } from './shop-setup.js';
-import type { HostLookup } from '../net/host-lookup.js';
+import { cachingLookup, systemLookup, type HostLookup } from '../net/host-lookup.js';
+import { artworkHostProblems } from '../mapping/artwork-hosts.js';
 import { createQueues, enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
@@ -169,9 +170,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workerSide = workerRedis ?? requestRedis;
   const store = new OrderStore({ database, redis: workerSide, prefix });
   const queues = createQueues(workerSide, prefix);
+  // One lookup, with a deadline and a short memory, for every artwork host of every order this process sends.
+  const artworkLookup = cachingLookup(options.lookup ?? systemLookup);
   const deps: BridgeDeps = {
     store,
     mapping: registryMappingPort(registry),
+    artworkHosts: {
+      problems: (order, itemSubjects) => artworkHostProblems(order, artworkLookup, { itemSubjects, allowPrivate: config.ARTWORK_PRIVATE_ADDRESSES }),
+    },
     printAccounts,
     shopSettings,
     shopify: adminApiEffects(adminClients),
