@@ -153,6 +153,12 @@ export const configSchema = z.object({
       .array(z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]\.?$/i, 'each entry must be a host name or *.domain'))
       .optional(),
   ),
+  /**
+   * Development and the demo only: artwork and attachment hosts may resolve to private addresses (artwork served on
+   * the developer's machine). Off: an order whose artwork host resolves to a private, loopback, link-local or other
+   * non-public address is held (docs/mappings.md). Names are resolved either way; one that does not exist is a problem.
+   */
+  ARTWORK_PRIVATE_ADDRESSES: flag(false),
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
   /** Accept a Redis that would lose acknowledged jobs on a crash (no AOF, no replica) or evicts keys; demo and tests only. */
   REDIS_ALLOW_VOLATILE: flag(false),

@@ -1,5 +1,5 @@
 import type { MapOutcome, MappingPort, PlannedShipment } from '../bridge/ports.js';
-import { formatMappingProblem, type MappingProblem } from '../mapping/errors.js';
+import { formatMappingProblem, type LineItemRef, type MappingProblem } from '../mapping/errors.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 
 /** The pipeline's view of the mapping registry: submit settings per shop, and orders mapped with Shopify line gids. */
@@ -31,6 +31,7 @@ export function registryMappingPort(registry: MappingRegistry): MappingPort {
         order: result.order,
         shipments: [...shipments.values()].sort((a, b) => a.index - b.index),
         leftOut: [...result.ignored, ...result.skipped].map((l) => ({ lineItemId: l.lineItem.id, reason: l.reason })),
+        itemSubjects: result.itemLines.map(lineItemSubject),
       };
     },
   };
@@ -38,11 +39,12 @@ export function registryMappingPort(registry: MappingRegistry): MappingPort {
 
 function toProblem(problem: MappingProblem): { message: string; subject?: string } {
   if (!problem.lineItem) return { message: problem.field ? `${problem.field}: ${problem.message}` : problem.message };
-  const line = problem.lineItem;
-  return {
-    subject: `line item ${line.id} (SKU ${line.sku ?? 'none'}, ${JSON.stringify(line.title ?? '')})${problem.field ? ` ${problem.field}` : ''}`,
-    message: problem.message,
-  };
+  return { subject: `${lineItemSubject(problem.lineItem)}${problem.field ? ` ${problem.field}` : ''}`, message: problem.message };
+}
+
+/** A Shopify line item as problems name it: `line item 123 (SKU PRINT-A5, "Poster")`. */
+export function lineItemSubject(line: LineItemRef): string {
+  return `line item ${line.id} (SKU ${line.sku ?? 'none'}, ${JSON.stringify(line.title ?? '')})`;
 }
 
 /** Exact line item id → its gid, from the body (gids are exact even when numeric ids were rounded). */

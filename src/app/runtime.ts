@@ -18,6 +18,8 @@ import { ShopSettingsStore } from '../shops/settings-store.js';
 import { StoreMappingSync } from '../shops/mapping-sync.js';
 import type { SetupDeps } from '../shops/setup.js';
 import { accountClientOptions, shopSetupDeps } from './shop-setup.js';
+import { cachingLookup, systemLookup, type HostLookup } from '../net/host-lookup.js';
+import { artworkHostProblems } from '../mapping/artwork-hosts.js';
 import { createQueues, enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
@@ -55,6 +57,11 @@ export interface RuntimeOptions {
   host?: string;
   /** A database already open (the demo shares one); otherwise the configured one is opened, migrated and closed. */
   database?: Database;
+  /**
+   * How host names are resolved for merchants' print accounts and artwork hosts (src/net/host-lookup.ts); the system
+   * resolver unless tests or the demo answer for their own names.
+   */
+  lookup?: HostLookup;
 }
 
 export interface Runtime {
@@ -153,7 +160,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     envClient: printService,
     // A merchant's account reaches public addresses only, on every connection; the operator's is trusted.
     createClient: (account) =>
-      new PrintServiceClient({ ...accountClientOptions(account, account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS), ...clientHooks }),
+      new PrintServiceClient({ ...accountClientOptions(account, account.setBy !== 'operator' && !config.PRINT_ACCOUNT_PRIVATE_HOSTS, options.lookup), ...clientHooks }),
   });
   const adminClients = new ShopifyAdminClients(shopify, sessions, adminOrigin, metrics);
   // Stores' own mapping versions (saved in the app or pushed): served by this process's registry, kept current.
@@ -163,9 +170,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workerSide = workerRedis ?? requestRedis;
   const store = new OrderStore({ database, redis: workerSide, prefix });
   const queues = createQueues(workerSide, prefix);
+  // One lookup, with a deadline and a short memory, for every artwork host of every order this process sends.
+  const artworkLookup = cachingLookup(options.lookup ?? systemLookup);
   const deps: BridgeDeps = {
     store,
     mapping: registryMappingPort(registry),
+    artworkHosts: {
+      problems: (order, itemSubjects) => artworkHostProblems(order, artworkLookup, { itemSubjects, allowPrivate: config.ARTWORK_PRIVATE_ADDRESSES }),
+    },
     printAccounts,
     shopSettings,
     shopify: adminApiEffects(adminClients),
@@ -183,6 +195,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     registry,
     refreshMappings: () => mappingSync.refresh(),
     invalidate: (shop) => printAccounts.invalidate(shop),
+    lookup: options.lookup,
   });
 
   metrics.onScrape(async () => {

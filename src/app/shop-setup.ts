@@ -5,7 +5,8 @@ import { PrintServiceClient, type PrintServiceClientOptions } from '../print-ser
 import { enqueueReexamine, type OrderJob } from '../queue/queues.js';
 import type { PrintAccount } from '../shops/model.js';
 import { checkPrintAccount } from '../shops/print-accounts.js';
-import { publicOnlyLookup } from '../shops/account-address.js';
+import { publicOnlyLookup, publicOnlyLookupVia } from '../shops/account-address.js';
+import type { HostLookup } from '../net/host-lookup.js';
 import type { SetupDeps } from '../shops/setup.js';
 import type { ShopSettingsStore } from '../shops/settings-store.js';
 
@@ -23,13 +24,15 @@ export function shopSetupDeps(options: {
   refreshMappings?: () => Promise<void>;
   invalidate?: (shop: string) => void;
   clock?: () => Date;
+  /** The app's host lookup (tests and the demo answer for their own names); the system resolver otherwise. */
+  lookup?: HostLookup;
 }): SetupDeps {
   const clock = options.clock ?? (() => new Date());
   const restrict = !options.operator && !options.config.PRINT_ACCOUNT_PRIVATE_HOSTS;
   return {
     settings: options.settings,
     restrictAccountAddresses: restrict,
-    checkAccount: (account) => checkAccountOnce(account, options.config.PRINT_API_CONNECT_TIMEOUT_MS, clock, restrict),
+    checkAccount: (account) => checkAccountOnce(account, options.config.PRINT_API_CONNECT_TIMEOUT_MS, clock, restrict, options.lookup),
     invalidate: options.invalidate ?? (() => undefined),
     refreshMappings: options.refreshMappings ?? (async () => undefined),
     reexamine: async (shop, cause) => {
@@ -45,21 +48,21 @@ export function shopSetupDeps(options: {
  * What a client for a store's own account is made of: its addresses and credentials, and, for an account a merchant
  * entered, connections that refuse private addresses (src/shops/account-address.ts).
  */
-export function accountClientOptions(account: PrintAccount, publicOnly: boolean): PrintServiceClientOptions {
+export function accountClientOptions(account: PrintAccount, publicOnly: boolean, lookup?: HostLookup): PrintServiceClientOptions {
   return {
     baseUrl: account.baseUrl,
     ordersUrl: account.ordersUrl ?? account.baseUrl,
     token: account.token,
     secret: account.secret,
     sourceAccount: account.sourceAccount,
-    ...(publicOnly ? { lookup: publicOnlyLookup } : {}),
+    ...(publicOnly ? { lookup: lookup ? publicOnlyLookupVia(lookup) : publicOnlyLookup } : {}),
   };
 }
 
 /** One signed call, no retries (a person waits for the answer), with a client made for the account and closed after. */
-export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date, publicOnly = false) {
+export async function checkAccountOnce(account: PrintAccount, connectTimeoutMs: number, clock: () => Date, publicOnly = false, lookup?: HostLookup) {
   const client = new PrintServiceClient({
-    ...accountClientOptions(account, publicOnly),
+    ...accountClientOptions(account, publicOnly, lookup),
     connectTimeoutMs,
     responseTimeoutMs: 15_000,
     retry: { maxAttempts: 1 },

@@ -30,6 +30,8 @@ export type MapOutcome =
       shipments: PlannedShipment[];
       /** Line items left out (ignored or unmapped with `unmapped: skip`), with why. */
       leftOut: { lineItemId: string; reason: string }[];
+      /** How a problem names each print item (`order.orderData.items[i]`): its Shopify line item. */
+      itemSubjects?: string[];
     }
   | {
       ok: false;
@@ -129,9 +131,17 @@ export interface SessionsPort {
   updateScopes?(shop: string, scopes: readonly string[]): Promise<boolean>;
 }
 
+/** Resolves the hosts the printer will fetch from, just before an order is sent (src/mapping/artwork-hosts.ts). */
+export interface ArtworkHostsPort {
+  /** Problems for hosts that do not exist or resolve to a non-public address; throws a retryable error when DNS cannot answer now. */
+  problems(order: PrintOrder, itemSubjects?: readonly string[]): Promise<{ subject?: string; message: string }[]>;
+}
+
 export interface BridgeDeps {
   store: OrderStore;
   mapping: MappingPort;
+  /** An order whose artwork host resolves inside a network is held, never sent (DESIGN section 9). */
+  artworkHosts: ArtworkHostsPort;
   /** Which print-service account (and mode) serves each store, and the client an order already sent uses. */
   printAccounts: PrintAccountsPort;
   shopify: ShopifyEffects;

@@ -96,6 +96,12 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     await recordProblems(deps, link, 'held', 'mapping', mapped.problems);
     throw new MappingProblemsError(orderName, mapped.problems);
   }
+  // A public host name that resolves inside a network is held like any mapping problem (src/mapping/artwork-hosts.ts).
+  const hostProblems = await deps.artworkHosts.problems(mapped.order, mapped.itemSubjects);
+  if (hostProblems.length > 0) {
+    await recordProblems(deps, link, 'held', 'mapping', hostProblems);
+    throw new MappingProblemsError(orderName, hostProblems);
+  }
   // The store's account names its printer: it wins over the mapping's destination (the account decides where it may send).
   const order = setup && setup.account !== 'none' && setup.destination ? { ...mapped.order, destination: { ...mapped.order.destination, name: setup.destination } } : mapped.order;
   const sourceOrderId = order.orderData.sourceOrderId;

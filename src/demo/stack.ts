@@ -12,6 +12,7 @@ import { startAdminStandIn, type AdminStandIn } from '../shopify/admin-stand-in/
 import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT } from './mapping.js';
 import { DEMO_LATE_SHOP, DEMO_SHOP } from './orders.js';
 import { freePort, portIsFree, resolveRedis, type ResolvedRedis } from '../local-redis.js';
+import { systemLookup, type HostLookup } from '../net/host-lookup.js';
 
 /**
  * Everything the demo runs on one machine, each on a free local port: a Redis (the given one or a private
@@ -69,6 +70,15 @@ export class DemoSetupError extends Error {
 }
 
 const secret = (bytes = 24) => randomBytes(bytes).toString('hex');
+
+/**
+ * The demo's artwork lives on made-up hosts under print-bridge.example (a reserved name that never resolves), and its
+ * printer, the local emulator, only pretends to fetch it: they resolve to the emulator's own address, so the
+ * submission's artwork host check runs as in production (ARTWORK_PRIVATE_ADDRESSES accepts the local answer). Any
+ * other name goes to the system resolver.
+ */
+const demoLookup: HostLookup = async (host) =>
+  host === 'print-bridge.example' || host.endsWith('.print-bridge.example') ? [{ address: '127.0.0.1', family: 4 }] : systemLookup(host);
 
 export async function startDemoStack(options: DemoStackOptions): Promise<DemoStack> {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -154,6 +164,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         REDIS_ALLOW_VOLATILE: 'true',
         // The second store's own print account is the demo's local emulator.
         PRINT_ACCOUNT_PRIVATE_HOSTS: 'true',
+        // The demo's artwork hosts are its own made-up names, "served" by the local emulator (demoLookup).
+        ARTWORK_PRIVATE_ADDRESSES: 'true',
         ADMIN_TOKEN: options.adminToken ?? secret(16),
         MAPPINGS_DIR: mappingsDir,
         // Nothing goes silent in a run of seconds; the reconciliation would only add a scheduler to clean up.
@@ -163,7 +175,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       },
     });
 
-    const runtime = await startRuntime({ config, roles: { web: true, worker: true }, logger, port, host: '127.0.0.1' });
+    const runtime = await startRuntime({ config, roles: { web: true, worker: true }, logger, port, host: '127.0.0.1', lookup: demoLookup });
     // The emulator first, so no postback arrives at an app that is shutting down.
     cleanups.push(async () => {
       await emulator.close();

@@ -11,8 +11,8 @@ import { isIP } from 'node:net';
  * - no names that only mean something inside a network (`localhost`, single-label names, `.local`, `.internal`, ...);
  * - no credentials in the URL, no other scheme (`http:`, `file:`, `data:`, `ftp:`, ...).
  *
- * Names are not resolved here: mapping is a pure function, and the address a name has now is not the one the
- * printer will see later (DNS rebinding is for the fetcher to defend). `ARTWORK_HOSTS` narrows the public names to an
+ * Names are not resolved here (mapping is a pure function): they are resolved just before the order is sent, and a
+ * name with a non-public address holds it (artwork-hosts.ts). `ARTWORK_HOSTS` narrows the public names to an
  * allow-list for operators who know where their artwork lives.
  */
 

@@ -69,6 +69,8 @@ export type MapResult =
       ignored: LeftOutLine[];
       /** Lines no rule maps, left out because the mapping says `unmapped: skip`. */
       skipped: LeftOutLine[];
+      /** The Shopify line item of each print item (`order.orderData.items[i]`), to name it in a later problem. */
+      itemLines: LineItemRef[];
     }
   | { ok: false; problems: MappingProblem[] };
 
@@ -503,7 +505,7 @@ class OrderMapper {
       };
     }
     const lines = this.mappedLines.map((l) => ({ lineItem: l.ref, quantity: l.quantity, shipmentIndex: indexOf(l.shipmentKey) }));
-    return { ok: true, order: result.order, lines, ignored: this.ignored, skipped: this.skipped };
+    return { ok: true, order: result.order, lines, ignored: this.ignored, skipped: this.skipped, itemLines: this.items.map((p) => p.ref) };
   }
 
   /** A schema path (`orderData.items[1].components[0].path`) as a mapping field, with its line item. */

@@ -249,6 +249,8 @@ export function fakeDeps(redis: Redis, prefix: string, database: Database) {
     sessions: { deleted: [] as string[], async deleteShopSessions(shop: string) { this.deleted.push(shop); return 1; } },
     /** Stores the app holds an Admin API token for; every store unless a test takes it out. */
     connections: new FakeConnections(),
+    // Artwork hosts are judged in their own tests (test/mapping/artwork-hosts.test.ts); here every one is public.
+    artworkHosts: { problems: async () => [] },
     logger: silentLogger,
     clock: () => new Date(),
   };

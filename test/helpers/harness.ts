@@ -12,6 +12,7 @@ import { SeedError, startAdminStandIn, type AdminStandIn } from '../../src/shopi
 import { deleteByPrefix, TEST_REDIS_URL } from './redis.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './database.js';
 import { signedWebhookHeaders } from './shopify-webhooks.js';
+import type { HostLookup } from '../../src/net/host-lookup.js';
 
 export const SHOP = 'acme-print-test.myshopify.com';
 export const SHOP_TOKEN = 'shpat_test_token';
@@ -46,6 +47,21 @@ tracking:
 `;
 }
 
+/** A public address (example.com's) that names without an answer of their own resolve to. */
+export const PUBLIC_ADDRESS = '93.184.216.34';
+
+/**
+ * A stand-in resolver, as the tests have no internet: each name in `answers` resolves to its addresses (an empty
+ * list: the name does not exist), any other name to PUBLIC_ADDRESS.
+ */
+export function answering(answers: Record<string, readonly string[]>): HostLookup {
+  return async (host) => {
+    const addresses = answers[host] ?? [PUBLIC_ADDRESS];
+    if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+}
+
 export interface Harness {
   emulator: RunningEmulator;
   standIn: AdminStandIn;
@@ -68,6 +84,8 @@ export async function startHarness(
     logger?: Logger;
     /** Further environment variables for the app's configuration (e.g. ADMIN_TOKEN). */
     env?: Record<string, string>;
+    /** How the app resolves host names (artwork hosts, merchants' accounts); `answering({})` by default. */
+    lookup?: HostLookup;
   } = {},
 ): Promise<Harness> {
   const prefix = `pbtest:harness:${randomBytes(4).toString('hex')}:`;
@@ -114,6 +132,7 @@ export async function startHarness(
     port: 0,
     host: '127.0.0.1',
     lockDurationMs: options.lockDurationMs,
+    lookup: options.lookup ?? answering({}),
   });
   await runtime.sessions.addCustomAppToken(SHOP, SHOP_TOKEN, config.SHOPIFY_SCOPES);
   return {

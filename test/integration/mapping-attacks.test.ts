@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulatorOrders, orderBody, SHOP, startHarness, testMapping, waitFor, type Harness } from '../helpers/harness.js';
+import { answering, emulatorOrders, orderBody, SHOP, startHarness, testMapping, waitFor, type Harness } from '../helpers/harness.js';
 
 /**
  * Issue 12 items 4 and 5 against the running app (real Redis, the emulator, the Admin stand-in): a cart property
@@ -12,7 +12,11 @@ const ARTWORK_FROM_PROPERTY = testMapping().replace('path: "https://files.exampl
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ mapping: ARTWORK_FROM_PROPERTY });
+  // Public names that resolve inside a network (issue 22 b); every other name resolves to a public address.
+  h = await startHarness({
+    mapping: ARTWORK_FROM_PROPERTY,
+    lookup: answering({ 'art.inside-pointing.com': ['10.0.0.5'], 'art.loopback-pointing.com': ['127.0.0.1'], 'art.no-such-host.com': [] }),
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -56,5 +60,51 @@ describe('mapping attacks against the running app', () => {
     expect(sent).toHaveLength(1);
     expect(JSON.stringify(sent[0])).not.toContain('server-secret-value');
     expect(JSON.stringify(sent[0])).toContain('"sku":"PRINT-A4"');
+  });
+
+  const orderWithArtwork = async (url: string) => {
+    const body = orderBody([{ sku: 'PRINT-A5' }]);
+    (body.line_items[0] as { properties: unknown[] }).properties = [{ name: '_artwork_url', value: url }];
+    h.standIn.seedOrder(SHOP, body);
+    expect((await h.sendWebhook('orders/paid', body)).status).toBe(200);
+    return body;
+  };
+
+  it.each([
+    ['art.inside-pointing.com', '10.0.0.5 is a private address'],
+    ['art.loopback-pointing.com', '127.0.0.1 is a loopback address'],
+  ])('holds an order whose artwork host %s resolves inside a network; nothing is created at the printer', async (host, reason) => {
+    const body = await orderWithArtwork(`https://${host}/covers/a5.pdf`);
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'held' && l;
+    }, { what: 'the order held' });
+    expect(link.problems).toHaveLength(1);
+    expect(link.problems[0]!.kind).toBe('mapping');
+    expect(link.problems[0]!.subject).toContain(`line item ${body.line_items[0]!.id}`);
+    expect(link.problems[0]!.subject).toContain('SKU PRINT-A5');
+    expect(link.problems[0]!.subject).toContain('components[cover].path');
+    expect(link.problems[0]!.message).toContain(`the artwork host ${host}`);
+    expect(link.problems[0]!.message).toContain(reason);
+    expect(emulatorOrders(h.emulator, `acme-print-test-${body.order_number}`)).toHaveLength(0);
+    expect(h.emulator.store.all().filter((o) => JSON.stringify(o).includes(host))).toHaveLength(0);
+  });
+
+  it('holds an order whose artwork host does not exist, saying so', async () => {
+    const body = await orderWithArtwork('https://art.no-such-host.com/a5.pdf');
+    const link = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return l?.status === 'held' && l;
+    }, { what: 'the order held' });
+    expect(link.problems[0]!.message).toMatch(/art\.no-such-host\.com does not exist/);
+    expect(emulatorOrders(h.emulator, `acme-print-test-${body.order_number}`)).toHaveLength(0);
+  });
+
+  it('sends an order whose artwork host resolves to a public address', async () => {
+    const body = await orderWithArtwork('https://cdn.public-artwork.com/a5.pdf');
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order submitted' });
+    const sent = emulatorOrders(h.emulator, `acme-print-test-${body.order_number}`);
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0])).toContain('https://cdn.public-artwork.com/a5.pdf');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountAddressProblem, isBlockedAddress, publicOnlyLookup } from '../../src/shops/account-address.js';
+import { accountAddressProblem, isBlockedAddress, publicOnlyLookup, publicOnlyLookupVia } from '../../src/shops/account-address.js';
 import { connectPrintAccount, type SetupDeps } from '../../src/shops/setup.js';
 
 /**
@@ -31,6 +31,19 @@ describe("a merchant's print-service address", () => {
       expect(isBlockedAddress(address), address).toBe(true);
     }
     for (const address of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:93.184.216.34']) expect(isBlockedAddress(address), address).toBe(false);
+  });
+
+  it('blocks IPv6 addresses carrying a private IPv4 address, and site-local ones (issue 22)', () => {
+    for (const address of ['64:ff9b::7f00:1', '2002:7f00:1::', '::127.0.0.1', 'fec0::1', '2001:0:4136:e378:8000:63bf:80ff:fffe']) expect(isBlockedAddress(address), address).toBe(true);
+    for (const address of ['64:ff9b::5db8:d822', '2002:5db8:d822::1']) expect(isBlockedAddress(address), address).toBe(false);
+  });
+
+  it('refuses a connection whenever any answer of the lookup port is not public, and passes public ones on', async () => {
+    const lookup = publicOnlyLookupVia(async (host) => (host === 'inside.example.com' ? [{ address: '93.184.216.34', family: 4 }, { address: '64:ff9b::a00:5', family: 6 }] : [{ address: '93.184.216.34', family: 4 }]));
+    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('inside.example.com', {}, (e) => resolve(e)));
+    expect(refused?.message).toMatch(/64:ff9b::a00:5 is 10\.0\.0\.5 \(NAT64\), a private address/);
+    const answer = await new Promise<unknown>((resolve) => lookup('files.example.com', { all: true }, (e, a) => resolve(e ?? a)));
+    expect(answer).toEqual([{ address: '93.184.216.34', family: 4 }]);
   });
 
   it('refuses a connection to a name that resolves to a loopback address', async () => {
