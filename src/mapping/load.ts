@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
@@ -21,6 +22,10 @@ export interface LoadedMapping {
   warnings: readonly FileProblem[];
   /** Where each entry of `shops` is written, for conflict reports. */
   shopPositions: ReadonlyMap<string, { line: number; col: number }>;
+  /** The text it was loaded from. */
+  source: string;
+  /** The file's name and a hash of its text: one key per version of a mapping. */
+  key: string;
 }
 
 export type LoadResult = { ok: true; mapping: LoadedMapping } | { ok: false; problems: FileProblem[] };
@@ -66,7 +71,9 @@ export function loadMappingText(text: string, file: string): LoadResult {
     }
   }
   const warnings = unreachableRules(parsed.data, doc, file, at);
-  return { ok: true, mapping: { file, shops: [...new Set(parsed.data.shops)], config: parsed.data, shopPositions, warnings } };
+  // The text and a key naming it travel to the render threads (render-pool.ts), which load it once per key.
+  const key = `${file}#${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+  return { ok: true, mapping: { file, shops: [...new Set(parsed.data.shops)], config: parsed.data, shopPositions, warnings, source: text, key } };
 }
 
 type At = (offset: number) => { line: number; col: number };

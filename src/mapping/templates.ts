@@ -55,6 +55,29 @@ export const liquid = new Liquid({
 
 registerShopifyFilters(liquid);
 refuseFileTags(liquid);
+countBudgetInFilters(liquid);
+
+/**
+ * `performance.now()` past which no filter may start, while a template renders under a budget. liquidjs checks its
+ * render limit between template nodes only, so one `assign` with a long filter chain (`sort_natural | reverse` × 60
+ * over a large value) ran for seconds past it; every filter now checks the deadline before it runs. What one filter
+ * call does alone is bounded by the thread it runs in (render-pool.ts), which is stopped hard at the budget.
+ */
+let filterDeadline = Number.POSITIVE_INFINITY;
+
+/** Every filter of the engine (built-in and ours), wrapped to refuse to start past the render deadline. */
+function countBudgetInFilters(engine: Liquid): void {
+  type Handler = (this: unknown, ...args: unknown[]) => unknown;
+  const filters = engine.filters as Record<string, Handler | { handler: Handler; raw?: boolean }>;
+  for (const [name, filter] of Object.entries(filters)) {
+    const handler = typeof filter === 'function' ? filter : filter.handler;
+    const bounded: Handler = function (this: unknown, ...args: unknown[]) {
+      if (performance.now() > filterDeadline) throw new Error('template render limit exceeded (in a filter)');
+      return handler.apply(this, args);
+    };
+    engine.registerFilter(name, typeof filter === 'function' ? bounded : { handler: bounded, raw: filter.raw === true });
+  }
+}
 
 /** Tags that read other templates from files: a mapping is one file, and its templates may read nothing else. */
 function refuseFileTags(engine: Liquid): void {
@@ -223,6 +246,7 @@ export function renderTemplate(t: Tmpl, scope: Record<string, unknown>, budget?:
   }
   try {
     emptyOutputs = 0;
+    if (budget) filterDeadline = budget.deadline;
     const value: unknown = liquid.renderSync(t.template, scope, left === undefined ? undefined : { renderLimit: Math.max(1, Math.ceil(left)) });
     const text = String(value);
     if (text.length > MAX_OUTPUT_CHARS) {
@@ -232,6 +256,8 @@ export function renderTemplate(t: Tmpl, scope: Record<string, unknown>, budget?:
   } catch (error) {
     if (budget && budget.deadline - performance.now() <= 0) return overBudget();
     return describeRenderError(error);
+  } finally {
+    filterDeadline = Number.POSITIVE_INFINITY;
   }
 }
 
