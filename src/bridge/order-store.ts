@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { blankOrder, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
+import type { WebhookClaim } from '../shopify/webhook-intake.js';
 import type { OrderStatus } from './status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WebhookBodies } from './webhook-bodies.js';
@@ -370,9 +371,18 @@ export class OrderStore {
     await this.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
   }
 
-  /** Records a webhook id; false when it was seen within the last days (a repeat delivery). */
-  async markWebhookSeen(webhookId: string): Promise<boolean> {
-    return this.leases.markWebhookSeen(webhookId);
+  /**
+   * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when another
+   * delivery has them (seen within the last days, or being queued now); otherwise the claim, to confirm once the job
+   * is queued or to release when it could not be.
+   */
+  async claimWebhook(keys: readonly string[]): Promise<WebhookClaim | undefined> {
+    const token = await this.leases.claimWebhook(keys);
+    if (token === undefined) return undefined;
+    return {
+      confirm: () => this.leases.confirmWebhook(keys),
+      release: () => this.leases.releaseWebhook(keys, token),
+    };
   }
 
   async isWebhookSeen(webhookId: string): Promise<boolean> {
