@@ -232,6 +232,20 @@ export class OrderStore {
     return this.listWhere(options.status ? sql`shop = ${shop} AND status = ${options.status}` : sql`shop = ${shop}`, options);
   }
 
+  /**
+   * Orders still under way that carry a postback the print service did not confirm (`unconfirmed-postback`), newest
+   * change first. Waiting, held and errored orders are listed by their status already, with all their problems; a
+   * finished order (shipped, cancelled, not printed) is past anything the claim could have changed.
+   */
+  async listUnconfirmedPostbacks(options: { shop?: string; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    return this.listWhere(unconfirmedPostbacks(options.shop), { limit: options.limit });
+  }
+
+  async countUnconfirmedPostbacks(shop?: string): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM orders WHERE ${unconfirmedPostbacks(shop)}`);
+    return row?.n ?? 0;
+  }
+
   private async listWhere(where: ReturnType<typeof sql>, options: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }> {
     const order = options.status ? sql`status_at DESC, shop DESC, order_id DESC` : sql`updated_at DESC, shop DESC, order_id DESC`;
     const [counted, rows] = await Promise.all([
@@ -490,4 +504,10 @@ function decodeCursor(value: string | undefined): Cursor | undefined {
     // falls through
   }
   return undefined;
+}
+
+/** The predicate of orders_unconfirmed_postback_idx (src/db/schema.ts), written the same so the planner uses it. */
+function unconfirmedPostbacks(shop: string | undefined): ReturnType<typeof sql> {
+  const live = sql`data -> 'problems' @> '[{"kind":"unconfirmed-postback"}]'::jsonb AND status NOT IN ('waiting', 'held', 'error', 'shipped', 'cancelled', 'not-printed')`;
+  return shop ? sql`${live} AND shop = ${shop}` : live;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTriggers } from '../../src/emulator/demo-triggers.js';
 import { parseTriggers } from '../../src/emulator/triggers.js';
 import { orderBody, SHOP, startHarness, waitFor, type Harness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, AdminClient } from '../admin/helpers.js';
 
 /**
  * Issue 12 item 3 against the running app: whoever holds a postback token could rewrite any order's tracking (Shopify
@@ -13,8 +14,10 @@ import { orderBody, SHOP, startHarness, waitFor, type Harness } from '../helpers
 const TOKEN = 'postback-test-token-0123456789abcdef';
 
 let h: Harness;
+let admin: AdminClient;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ env: { ADMIN_TOKEN } });
+  admin = await AdminClient.login(h.runtime.url!);
 });
 afterAll(async () => {
   await h?.close();
@@ -105,6 +108,11 @@ describe('errored postbacks are confirmed with the print service (issue 22)', ()
     expect(history.find((e) => e.event === 'print service: errored not confirmed (ignored)')?.detail).toMatch(/forged by a token holder.*not errored/);
     expect(history.some((e) => e.status === 'error')).toBe(false);
     expect(h.standIn.getOrder(SHOP, link.orderId)!.tags).not.toContain('print-bridge:error');
+    // The problems page lists it under its own heading, with the claim (the order is live: no status section has it).
+    const page = await admin.page('/admin/problems');
+    const section = page.slice(page.indexOf('Postbacks the print service did not confirm'), page.indexOf('Failed jobs'));
+    expect(section).toContain(link.orderName!);
+    expect(section).toContain('forged by a token holder');
   });
 
   it("an order the print service really errored (the emulator's file failure) moves to error with the service's own errors", async () => {
