@@ -182,7 +182,7 @@ export const configSchema = z.object({
       .array(z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+=*$/.test(v), 'each key must be 32 bytes of base64 (openssl rand -base64 32)'))
       .optional(),
   ),
-  /** Confirm shipped and cancelled postbacks by reading the order at the print service before Shopify is written. */
+  /** Confirm shipped, cancelled and errored postbacks by reading the order at the print service before they act. */
   PRINT_CONFIRM_EVENTS: flag(true),
   /** Proxy hops in front of the app whose X-Forwarded-* headers are believed (Express `trust proxy` as a number). */
   TRUST_PROXY: wholeAtLeastZero(0),

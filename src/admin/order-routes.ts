@@ -116,10 +116,11 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
     const shop = scopeOf(viewer);
     const listStatus = (status: OrderStatus) =>
       shop ? deps.store.listOfShop(shop, { status, limit: PROBLEM_LIST_LIMIT }) : deps.store.list({ status, limit: PROBLEM_LIST_LIMIT });
-    const [waiting, held, errored, failed, postbacks, problems] = await Promise.all([
+    const [waiting, held, errored, unconfirmed, failed, postbacks, problems] = await Promise.all([
       listStatus('waiting'),
       listStatus('held'),
       listStatus('error'),
+      deps.store.listUnconfirmedPostbacks({ shop, limit: PROBLEM_LIST_LIMIT }),
       deps.failedJobs.list(shop),
       // Unreadable postbacks name no shop (they could not be read): operators only.
       shop ? undefined : deps.store.listUnreadablePostbacks({ limit: PROBLEM_LIST_LIMIT }),
@@ -131,6 +132,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
         waiting: waiting.links,
         held: held.links,
         errored: errored.links,
+        unconfirmed: unconfirmed.links,
         // Held and errored orders are listed above with Resubmit; their failed submit job tells the same story.
         failedJobs: failedJobs.filter((j) => isCurrentFailure(j, j.link) && (!j.link || !(RESUBMITTABLE as readonly string[]).includes(j.link.status))),
         postbacks,

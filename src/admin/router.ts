@@ -48,6 +48,8 @@ export type AdminStore = Pick<
   | 'listUnreadablePostbacks'
   | 'removeUnreadablePostback'
   | 'countUnreadablePostbacks'
+  | 'listUnconfirmedPostbacks'
+  | 'countUnconfirmedPostbacks'
   | 'note'
   | 'dataRequests'
 >;
@@ -251,8 +253,8 @@ export function createAdminRouter(deps: AdminDeps): Router {
     const shop = scopeOf(viewer);
     const kinds = ['waiting', 'held', 'error'] as const;
     const counts = shop ? await deps.store.countByStatusOfShop(shop, kinds) : await deps.store.countByStatus(kinds);
-    const postbacks = shop ? 0 : await deps.store.countUnreadablePostbacks();
-    return (counts.waiting ?? 0) + (counts.held ?? 0) + (counts.error ?? 0) + postbacks;
+    const [postbacks, unconfirmed] = await Promise.all([shop ? 0 : deps.store.countUnreadablePostbacks(), deps.store.countUnconfirmedPostbacks(shop)]);
+    return (counts.waiting ?? 0) + (counts.held ?? 0) + (counts.error ?? 0) + postbacks + unconfirmed;
   }
 
   /** Origin (or, without it, nothing) must be this app: the request's own host or APP_URL. */

@@ -47,6 +47,7 @@ export const PROBLEM_HEADLINE: Record<string, string> = {
   'no-mapping': 'No mapping serves this store yet',
   'no-print-account': 'No print account serves this store: nothing is sent until one does',
   'test-mode': 'Test mode: checked by the print service, not created',
+  'unconfirmed-postback': 'A postback the print service did not confirm (nothing changed)',
 };
 
 /**
@@ -385,6 +386,8 @@ export function problemsPage(
     waiting: OrderLink[];
     held: OrderLink[];
     errored: OrderLink[];
+    /** Orders under way carrying a postback the print service did not confirm (nothing about them changed). */
+    unconfirmed: OrderLink[];
     failedJobs: { link?: OrderLink; shop: string; orderId: string; queue: string; name: string; failedReason: string }[];
     postbacks?: { total: number; entries: UnreadablePostback[] };
     problems: number;
@@ -415,6 +418,11 @@ ${section(
   'Submission and print errors',
   'The print service refused or could not produce these orders. Resubmit asks the print service first and never creates a duplicate.',
   data.errored.map((l) => orderItem(l, { resubmit: true, retry: false, cancel: true })),
+)}
+${section(
+  'Postbacks the print service did not confirm',
+  'Someone holding a postback token claimed these orders shipped, cancelled or errored, and the print service says otherwise: nothing changed (no status, nothing in Shopify). Check the trigger at the print service, or who has the postback URL; each stays listed while its order is under way, and a confirmed event applies as usual.',
+  data.unconfirmed.map((l) => orderItem(l, { resubmit: false, retry: false, cancel: false })),
 )}
 ${section(
   'Failed jobs',

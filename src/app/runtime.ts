@@ -235,8 +235,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       liveness: () => liveness.check(),
       webhooks: {
         verify: hmacWebhookVerifier(config.SHOPIFY_API_SECRET!),
-        isSeen: (id) => requestStore.isWebhookSeen(id),
-        markSeen: (id) => requestStore.markWebhookSeen(id),
+        claim: (keys) => requestStore.claimWebhook(keys),
         enqueue: (job) => enqueueWebhook(intakeQueue, (shop, id, body) => requestStore.webhookBodies().keep(shop, id, body), job),
       },
       readiness: [

@@ -2,7 +2,7 @@ import { about, clearProblems, markShipmentApplied, markShipmentFulfilled, markS
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
-import type { ConfirmPrintEvent } from './confirm-print-event.js';
+import { needsConfirmation, type ConfirmPrintEvent } from './confirm-print-event.js';
 import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '../shopify/admin-api.js';
 import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../shopify/fulfillment-plan.js';
 import { OrderBusyError } from './errors.js';
@@ -10,7 +10,7 @@ import { recordHoldWait, waitingShipments, type ScheduleHoldRecheck } from './fu
 import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
 import { isSettling, syncOrderToShopify } from './shopify-sync.js';
-import type { OrderStatus } from './status.js';
+import { canMove, type OrderStatus } from './status.js';
 
 /**
  * Applies one print-service event to the order link and to Shopify. Jobs are at-least-once and events come in any
@@ -40,7 +40,7 @@ export interface ApplyPrintEventDeps {
   /** Re-checks of shipments whose fulfillment orders Shopify holds (fulfillment-holds.ts); without it only webhooks end the wait. */
   scheduleHoldRecheck?: ScheduleHoldRecheck;
   /**
-   * PRINT_CONFIRM_EVENTS: shipped and cancelled claims are confirmed with the print service before Shopify is written
+   * PRINT_CONFIRM_EVENTS: shipped, cancelled and errored claims are confirmed with the print service before they act
    * (confirm-print-event.ts). Without it every postback is believed (tests of the event logic alone).
    */
   confirm?: ConfirmPrintEvent;
@@ -94,9 +94,11 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
     return { kind: 'out-of-scope', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
   }
 
-  if (deps.confirm && (event.kind === 'shipped' || event.kind === 'cancelled') && link.sourceOrderId) {
+  let confirmedErrors: string[] | undefined;
+  if (deps.confirm && needsConfirmation(event.kind) && link.sourceOrderId && !onlyHistory(link, event)) {
     const confirmation = await deps.confirm(link, link.sourceOrderId, event);
     if (!confirmation.confirmed) return unconfirmed(deps, link, event, confirmation.reason, log);
+    confirmedErrors = confirmation.errors;
   }
 
   switch (event.kind) {
@@ -105,6 +107,8 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
     case 'print-ready':
       return progress(deps, link, event, 'print-ready');
     case 'errored':
+      // What the service itself reports is the order's problem, not the text of whoever sent the postback.
+      return failure(deps, link, confirmedErrors ? { ...event, errors: confirmedErrors } : event);
     case 'submission-error':
       return failure(deps, link, event);
     case 'cancelled':
@@ -117,13 +121,24 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
 }
 
 /**
- * A shipped or cancelled postback the print service contradicts: nothing is written to Shopify; the order carries a
- * problem saying so (someone holding a postback token sent it, or the service's trigger is wrong).
+ * An "errored" claim for an order that has shipped (or was cancelled) could not move it: it is kept in the history
+ * only (failure), so there is nothing to confirm and no print-service read is spent on it.
+ */
+function onlyHistory(link: OrderLink, event: PrintEvent): boolean {
+  return event.kind === 'errored' && link.status !== 'error' && !canMove(link.status, 'error');
+}
+
+/**
+ * A shipped, cancelled or errored postback the print service contradicts: no status changes and nothing is written to
+ * Shopify; the order carries a problem saying so, with what the postback claimed (someone holding a postback token
+ * sent it, or the service's trigger is wrong).
  */
 async function unconfirmed(deps: ApplyPrintEventDeps, link: OrderLink, event: PrintEvent, reason: string, log: Logger): Promise<ApplyPrintEventOutcome> {
   const at = deps.clock().toISOString();
-  const subject = event.kind === 'shipped' ? `shipment ${event.shipmentIndex ?? 0}` : 'cancellation';
-  const message = `A "${event.kind}" postback was not confirmed by the print service and changed nothing: ${reason}.`;
+  const subject = event.kind === 'shipped' ? `shipment ${event.shipmentIndex ?? 0}` : event.kind === 'errored' ? 'print error' : 'cancellation';
+  const claimed = event.kind === 'errored' ? event.errors.join('; ') : '';
+  const claim = claimed ? ` It claimed: ${claimed.length > 500 ? `${claimed.slice(0, 499)}…` : claimed}` : '';
+  const message = `A "${event.kind}" postback was not confirmed by the print service and changed nothing: ${reason}.${claim}`;
   await deps.store.update(link.shop, link.orderId, (c) =>
     c
       ? {

@@ -1,17 +1,28 @@
 import { PrintServiceNotFoundError } from '../print-service/errors.js';
-import type { PrintEvent } from '../print-service/postback.js';
+import { errorTexts, type PrintEvent } from '../print-service/postback.js';
 import { printStatusWord, type OrderRecord } from '../print-service/schema.js';
 import type { OrderLink } from '../orders/model.js';
 
 /**
- * Whoever holds a postback token can claim an order shipped (Shopify e-mails the customer the tracking) or cancelled.
- * Those two claims are confirmed with the print service itself before Shopify is written (`PRINT_CONFIRM_EVENTS`):
- * the order is read by its sourceOrderId, with the account of the store the order belongs to, and must show the
- * shipment shipped with that tracking number, or the order cancelled. An unreachable service throws (the job
- * retries); a claim the service contradicts is refused with the reason.
+ * Whoever holds a postback token can claim an order shipped (Shopify e-mails the customer the tracking), cancelled,
+ * or errored (the order leaves the line with the sender's text as its problem). Those claims are confirmed with the
+ * print service itself before anything changes (`PRINT_CONFIRM_EVENTS`): the order is read by its sourceOrderId, with
+ * the account of the store the order belongs to, and must show the shipment shipped with that tracking number, the
+ * order cancelled, or the order errored (status word `errored`, docs/print-service-api.md). An unreachable service
+ * throws (the job retries); a claim the service contradicts is refused with the reason.
  */
 
-export type Confirmation = { confirmed: true } | { confirmed: false; reason: string };
+/** The events whose claim is read back at the print service before it acts. */
+export const CONFIRMED_EVENT_KINDS = ['shipped', 'cancelled', 'errored'] as const;
+
+export function needsConfirmation(kind: PrintEvent['kind']): boolean {
+  return (CONFIRMED_EVENT_KINDS as readonly string[]).includes(kind);
+}
+
+export type Confirmation =
+  /** `errors`: for a confirmed errored order, what the service itself reports (preferred over the postback's text). */
+  | { confirmed: true; errors?: string[] }
+  | { confirmed: false; reason: string };
 
 /** The order the event is about: its store, and the print account it went out with. */
 export type EventOrder = Pick<OrderLink, 'shop' | 'printAccount'>;
@@ -34,6 +45,11 @@ export function printEventConfirmer(read: ReadPrintOrder): ConfirmPrintEvent {
     if (event.kind === 'cancelled') {
       return status === 'cancelled' ? { confirmed: true } : { confirmed: false, reason: `the print service reports ${sourceOrderId} as ${record.status ?? 'without a status'}, not cancelled` };
     }
+    if (event.kind === 'errored') {
+      if (status !== 'errored') return { confirmed: false, reason: `the print service reports ${sourceOrderId} as ${record.status ?? 'without a status'}, not errored` };
+      const errors = errorTexts((record as Record<string, unknown>).errors);
+      return errors.length > 0 ? { confirmed: true, errors } : { confirmed: true };
+    }
     if (event.kind !== 'shipped') return { confirmed: true };
     const shipments = record.orderData.shipments ?? [];
     const index = event.shipmentIndex ?? 0;
@@ -50,3 +66,4 @@ export function printEventConfirmer(read: ReadPrintOrder): ConfirmPrintEvent {
     return { confirmed: true };
   };
 }
+

@@ -7,6 +7,34 @@ import type { Redis } from 'ioredis';
  */
 const WEBHOOK_SEEN_SECONDS = 8 * 24 * 3600;
 
+/**
+ * How long a claim lasts before its webhook is confirmed queued: far longer than an enqueue takes (Shopify gives up on
+ * a delivery after 5 s), short enough that a delivery whose process died between claim and enqueue is taken in again
+ * when Shopify retries it.
+ */
+export const WEBHOOK_CLAIM_PENDING_MS = 60_000;
+
+// All of a webhook's keys (its id, and its event id when it has one) or none: the script runs alone in Redis, so of
+// any number of concurrent deliveries exactly one finds them all free.
+const CLAIM_WEBHOOK_SCRIPT = `
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+for i = 1, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
+end
+return 1
+`;
+
+// Only the claimant's own keys: one that expired and was claimed again by a later delivery is that delivery's.
+const RELEASE_WEBHOOK_SCRIPT = `
+local released = 0
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then released = released + redis.call('DEL', KEYS[i]) end
+end
+return released
+`;
+
 const RENEW_LEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
@@ -41,8 +69,27 @@ export class OrderLeases {
     await this.redis.eval(RELEASE_LEASE_SCRIPT, 1, this.key('lease', shop, orderId), token);
   }
 
-  async markWebhookSeen(webhookId: string): Promise<boolean> {
-    return (await this.redis.set(this.key('webhook', webhookId), '1', 'EX', WEBHOOK_SEEN_SECONDS, 'NX')) === 'OK';
+  /**
+   * Claims a webhook's seen-keys atomically (one round trip): a token when this delivery is the first within
+   * WEBHOOK_SEEN_SECONDS, undefined when any key is already taken (a repeat delivery, or one being queued right now).
+   * The claim lasts WEBHOOK_CLAIM_PENDING_MS until confirmWebhook, or until releaseWebhook gives it up.
+   */
+  async claimWebhook(keys: readonly string[]): Promise<string | undefined> {
+    const token = randomUUID();
+    const claimed = await this.redis.eval(CLAIM_WEBHOOK_SCRIPT, keys.length, ...keys.map((k) => this.key('webhook', k)), token, String(WEBHOOK_CLAIM_PENDING_MS));
+    return claimed === 1 ? token : undefined;
+  }
+
+  /** The webhook is queued: its keys count as seen for WEBHOOK_SEEN_SECONDS (Shopify's retry window and more). */
+  async confirmWebhook(keys: readonly string[]): Promise<void> {
+    const multi = this.redis.multi();
+    for (const key of keys) multi.set(this.key('webhook', key), '1', 'EX', WEBHOOK_SEEN_SECONDS);
+    await multi.exec();
+  }
+
+  /** The webhook could not be queued: its keys are free again, so Shopify's next delivery of it is taken in. */
+  async releaseWebhook(keys: readonly string[], token: string): Promise<void> {
+    await this.redis.eval(RELEASE_WEBHOOK_SCRIPT, keys.length, ...keys.map((k) => this.key('webhook', k)), token);
   }
 
   async isWebhookSeen(webhookId: string): Promise<boolean> {

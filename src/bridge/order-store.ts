@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
+import type { WebhookClaim } from '../shopify/webhook-intake.js';
 import type { OrderStatus } from './status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WebhookBodies } from './webhook-bodies.js';
@@ -247,6 +248,20 @@ export class OrderStore {
     return this.listWhere(options.status ? sql`shop = ${shop} AND status = ${options.status}` : sql`shop = ${shop}`, options);
   }
 
+  /**
+   * Orders still under way that carry a postback the print service did not confirm (`unconfirmed-postback`), newest
+   * change first. Waiting, held and errored orders are listed by their status already, with all their problems; a
+   * finished order (shipped, cancelled, not printed) is past anything the claim could have changed.
+   */
+  async listUnconfirmedPostbacks(options: { shop?: string; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    return this.listWhere(unconfirmedPostbacks(options.shop), { limit: options.limit });
+  }
+
+  async countUnconfirmedPostbacks(shop?: string): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM orders WHERE ${unconfirmedPostbacks(shop)}`);
+    return row?.n ?? 0;
+  }
+
   private async listWhere(where: ReturnType<typeof sql>, options: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }> {
     const order = options.status ? sql`status_at DESC, shop DESC, order_id DESC` : sql`updated_at DESC, shop DESC, order_id DESC`;
     const [counted, rows] = await Promise.all([
@@ -386,9 +401,18 @@ export class OrderStore {
     await this.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
   }
 
-  /** Records a webhook id; false when it was seen within the last days (a repeat delivery). */
-  async markWebhookSeen(webhookId: string): Promise<boolean> {
-    return this.leases.markWebhookSeen(webhookId);
+  /**
+   * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when another
+   * delivery has them (seen within the last days, or being queued now); otherwise the claim, to confirm once the job
+   * is queued or to release when it could not be.
+   */
+  async claimWebhook(keys: readonly string[]): Promise<WebhookClaim | undefined> {
+    const token = await this.leases.claimWebhook(keys);
+    if (token === undefined) return undefined;
+    return {
+      confirm: () => this.leases.confirmWebhook(keys),
+      release: () => this.leases.releaseWebhook(keys, token),
+    };
   }
 
   async isWebhookSeen(webhookId: string): Promise<boolean> {
@@ -496,4 +520,10 @@ function decodeCursor(value: string | undefined): Cursor | undefined {
     // falls through
   }
   return undefined;
+}
+
+/** The predicate of orders_unconfirmed_postback_idx (src/db/schema.ts), written the same so the planner uses it. */
+function unconfirmedPostbacks(shop: string | undefined): ReturnType<typeof sql> {
+  const live = sql`data -> 'problems' @> '[{"kind":"unconfirmed-postback"}]'::jsonb AND status NOT IN ('waiting', 'held', 'error', 'shipped', 'cancelled', 'not-printed')`;
+  return shop ? sql`${live} AND shop = ${shop}` : live;
 }

@@ -137,6 +137,11 @@ const errorsValue = z
       .map((e) => (e.length > POSTBACK_LIMITS.errorText ? `${e.slice(0, POSTBACK_LIMITS.errorText - 1)}…` : e));
   });
 
+/** Error texts as a postback's `errors` are read (cleaned, at most 50 of 1,000 characters): for a record's `errors` too. */
+export function errorTexts(value: unknown): string[] {
+  return errorsValue.safeParse(value ?? null).data ?? [];
+}
+
 /** Parses a raw postback body into an event, or says plainly why it cannot. */
 export function parsePostback(rawBody: string): ParsedPostback {
   const body = rawBody.replace(/^\uFEFF/, '');

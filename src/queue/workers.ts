@@ -57,7 +57,7 @@ export interface PrintEventWorkerDeps {
   notifyCustomer?: boolean;
   /** First re-check of a shipment whose fulfillment order Shopify holds (default 15 min). */
   holdRecheckMs?: number;
-  /** PRINT_CONFIRM_EVENTS: confirm shipped and cancelled postbacks with the print service first. */
+  /** PRINT_CONFIRM_EVENTS: confirm shipped, cancelled and errored postbacks with the print service first. */
   confirm?: ConfirmPrintEvent;
   /** The order's status shown in Shopify by a sync job (ApplyPrintEventDeps.showStatusLater); startStatusSyncWorker runs them. */
   showStatusLater?: ApplyPrintEventDeps['showStatusLater'];

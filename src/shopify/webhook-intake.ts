@@ -29,10 +29,21 @@ export type WebhookVerification =
   | { valid: true; topic: string; shop: string; webhookId: string; apiVersion?: string }
   | { valid: false; reason: 'invalid_hmac' | 'missing_hmac' | 'missing_body' | 'missing_headers'; missingHeaders?: string[] };
 
+/** A delivery's hold on its webhook's seen-keys (OrderStore.claimWebhook). */
+export interface WebhookClaim {
+  /** The job is queued: the keys count as seen for the retention window (8 days). */
+  confirm: () => Promise<unknown>;
+  /** The job could not be queued: the keys are free again, so Shopify's retry is taken in. */
+  release: () => Promise<unknown>;
+}
+
 export interface WebhookIntakeDeps {
   verify: (rawBody: string, headers: IncomingHttpHeaders) => Promise<WebhookVerification>;
-  isSeen: (webhookId: string) => Promise<boolean>;
-  markSeen: (webhookId: string) => Promise<unknown>;
+  /**
+   * Claims all the keys at once, atomically (one Redis round trip): of any number of concurrent deliveries exactly one
+   * gets the claim; undefined for the others and for a delivery seen within the retention window.
+   */
+  claim: (keys: string[]) => Promise<WebhookClaim | undefined>;
   /** Resolves once the job is in Redis. */
   enqueue: (job: WebhookJob) => Promise<unknown>;
   clock?: () => Date;
@@ -45,7 +56,7 @@ export type IntakeResult =
   | { status: 503; outcome: 'unavailable'; message: string };
 
 /**
- * `POST /webhooks`: verify, deduplicate, enqueue, answer. The 2xx goes out only after the job is durably in Redis;
+ * `POST /webhooks`: verify, claim (deduplicate), enqueue, answer. The 2xx goes out only after the job is durably in Redis;
  * when Redis cannot take it the answer is 503 so Shopify delivers again. Nothing slow happens here: no Admin API
  * call, no print-service call.
  */
@@ -77,10 +88,16 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
   // X-Shopify-Event-Id. Scoped by topic, so two topics one change fires are never taken for each other.
   const eventId = headerValue(headers, 'x-shopify-event-id');
   const seenKeys = [verification.webhookId, ...(eventId && /^[\w-]{1,100}$/.test(eventId) ? [`event:${topic}:${eventId}`] : [])];
+  // One atomic claim instead of a look and a later mark: 20 parallel deliveries of one webhook used to all find it
+  // unseen and several were queued (issue 22). The claim costs the round trip the look did.
+  let claim: WebhookClaim | undefined;
   try {
-    if ((await Promise.all(seenKeys.map((key) => deps.isSeen(key)))).some(Boolean)) {
-      return { status: 200, outcome: 'duplicate', topic, webhookId: verification.webhookId };
-    }
+    claim = await deps.claim(seenKeys);
+  } catch (error) {
+    return { status: 503, outcome: 'unavailable', message: `could not queue the webhook: ${(error as Error).message}` };
+  }
+  if (!claim) return { status: 200, outcome: 'duplicate', topic, webhookId: verification.webhookId };
+  try {
     await deps.enqueue({
       topic,
       shop: verification.shop,
@@ -89,13 +106,22 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
       receivedAt: (deps.clock?.() ?? new Date()).toISOString(),
       body: rawBody,
     });
-    // Marked only after the job is stored: marking first and then failing to enqueue would drop the retry. The answer
-    // does not wait for the mark: the job is what makes the webhook durable, and a mark that fails costs at most a
-    // repeated (idempotent) job for a later duplicate delivery.
-    for (const key of seenKeys) void Promise.resolve(deps.markSeen(key)).catch(() => undefined);
   } catch (error) {
+    // Given up before answering 503, so Shopify's retry of this delivery is taken in rather than called a duplicate.
+    // A release that fails as well (Redis gone) runs out with the claim's short pending lifetime.
+    try {
+      await claim.release();
+    } catch {
+      // nothing more to do: the 503 goes out either way
+    }
     return { status: 503, outcome: 'unavailable', message: `could not queue the webhook: ${(error as Error).message}` };
   }
+  // The answer does not wait for the confirmation: the job is what makes the webhook durable, and a confirmation that
+  // fails only lets the claim run out, after which a later duplicate meets the queue's own job id (wh|<webhook id>).
+  const confirmed = claim;
+  void Promise.resolve()
+    .then(() => confirmed.confirm())
+    .catch(() => undefined);
   return { status: 200, outcome: 'queued', topic, webhookId: verification.webhookId };
 }
 

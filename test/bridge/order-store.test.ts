@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
+import { WEBHOOK_CLAIM_PENDING_MS } from '../../src/bridge/order-leases.js';
 import type { Database } from '../../src/db/database.js';
 import { testDatabase } from '../helpers/database.js';
 import { testRedis } from '../helpers/redis.js';
@@ -103,12 +104,28 @@ describe.each(['postgres', 'pglite'] as const)('OrderStore on %s', (engine) => {
     expect(await store.getOrderBody(SHOP, orderId)).toEqual({ updatedAt: '2026-11-21T14:00:01.000Z', body: '{"v":3}' });
   });
 
-  it('remembers webhook ids', async () => {
-    expect(await store.markWebhookSeen('wh-1')).toBe(true);
-    expect(await store.markWebhookSeen('wh-1')).toBe(false);
-    expect(await store.isWebhookSeen('wh-1')).toBe(true);
-    expect(await store.isWebhookSeen('wh-2')).toBe(false);
+  it('claims webhook ids atomically, keeps a confirmed one 8 days and frees a released one', async () => {
+    const claim = await store.claimWebhook(['wh-1', 'event:orders/paid:e-1']);
+    expect(claim).toBeDefined();
+    // Taken while it is being queued, by its id or by its event id alone.
+    expect(await store.claimWebhook(['wh-1'])).toBeUndefined();
+    expect(await store.claimWebhook(['wh-other', 'event:orders/paid:e-1'])).toBeUndefined();
+    // A refused claim takes nothing: wh-other stays free.
+    expect(await store.isWebhookSeen('wh-other')).toBe(false);
+    expect(await redis.pttl(`${prefix}webhook:wh-1`)).toBeLessThanOrEqual(WEBHOOK_CLAIM_PENDING_MS);
+    await claim!.confirm();
     expect(await redis.ttl(`${prefix}webhook:wh-1`)).toBeGreaterThan(7 * 24 * 3600);
+    expect(await redis.ttl(`${prefix}webhook:event:orders/paid:e-1`)).toBeGreaterThan(7 * 24 * 3600);
+    expect(await store.claimWebhook(['wh-1'])).toBeUndefined();
+
+    const failed = await store.claimWebhook(['wh-2']);
+    await failed!.release();
+    expect(await store.isWebhookSeen('wh-2')).toBe(false);
+    const again = await store.claimWebhook(['wh-2']);
+    expect(again).toBeDefined();
+    // A stale release (the first claimant's, after its claim ran out and another delivery claimed) frees nothing.
+    await failed!.release();
+    expect(await store.isWebhookSeen('wh-2')).toBe(true);
   });
 
   it('finds the orders of a shop and deletes one completely', async () => {

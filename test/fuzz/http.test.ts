@@ -67,8 +67,7 @@ describe('fuzz: POST /webhooks', () => {
       readiness: [],
       webhooks: {
         verify: libraryWebhookVerifier(shopify),
-        isSeen: (id) => store.isWebhookSeen(id),
-        markSeen: (id) => store.markWebhookSeen(id),
+        claim: (keys) => store.claimWebhook(keys),
         enqueue: (job) => queues.webhooks.add(job.topic, job, { jobId: `wh|${job.webhookId.replace(/:/g, '_')}` }),
       },
     });
@@ -118,7 +117,7 @@ describe('fuzz: POST /postbacks/:token', () => {
     const app = createWebApp({
       logger: silentLogger,
       readiness: [],
-      webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), isSeen: async () => false, markSeen: async () => undefined, enqueue: async () => undefined },
+      webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), claim: async () => undefined, enqueue: async () => undefined },
       mount: (express) => {
         express.use(
           createPostbackRouter({

@@ -114,7 +114,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const web = createWebApp({
     logger,
     readiness: [],
-    webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), isSeen: async () => false, markSeen: async () => undefined, enqueue: async () => undefined },
+    webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), claim: async () => undefined, enqueue: async () => undefined },
     mount: (app) =>
       app.use(
         createPostbackRouter({

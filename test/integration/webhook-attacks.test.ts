@@ -66,6 +66,62 @@ describe('webhook headers must agree with the signed body', () => {
   });
 });
 
+describe('parallel deliveries of one webhook (issue 22)', () => {
+  /** Sends `count` deliveries at once and waits until the webhooks queue has run every job they queued. */
+  async function deliverAtOnce(raw: string, headers: (i: number) => Record<string, string>, count = 20) {
+    const answers = await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const res = await fetch(`${h.runtime.url}/webhooks`, { method: 'POST', body: raw, headers: headers(i) });
+        return { status: res.status, outcome: ((await res.json()) as { outcome: string }).outcome };
+      }),
+    );
+    await waitFor(async () => {
+      const counts = await h.runtime.queues.webhooks.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      return Object.values(counts).every((n) => n === 0);
+    }, { what: 'the webhooks queue drained' });
+    return answers;
+  }
+
+  async function jobsOf(webhookIds: readonly string[]) {
+    const jobs = await h.runtime.queues.webhooks.getJobs(['completed', 'failed', 'waiting', 'active', 'delayed']);
+    return jobs.filter((j) => webhookIds.includes(j.data.webhookId));
+  }
+
+  it('20 parallel deliveries with one X-Shopify-Webhook-Id: all answered 2xx, exactly one queued and handled', async () => {
+    const order = orderBody([{ sku: 'PRINT-A5' }]);
+    const raw = JSON.stringify(order);
+    const headers = signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/create', shop: SHOP, webhookId: 'parallel-1', eventId: 'parallel-event-1' });
+    const answers = await deliverAtOnce(raw, () => headers);
+
+    expect(answers.every((a) => a.status >= 200 && a.status < 300), JSON.stringify(answers)).toBe(true);
+    expect(answers.filter((a) => a.outcome === 'queued')).toHaveLength(1);
+    expect(answers.filter((a) => a.outcome === 'duplicate')).toHaveLength(19);
+    expect(await jobsOf(['parallel-1'])).toHaveLength(1);
+    const history = await waitFor(async () => {
+      const entries = await h.runtime.store.history(SHOP, order.admin_graphql_api_id);
+      return entries.length > 0 && entries;
+    }, { what: 'the order recorded' });
+    expect(history.filter((e) => e.event === 'orders/create received')).toHaveLength(1);
+  });
+
+  it('20 parallel deliveries of one event under 20 webhook ids (one X-Shopify-Event-Id): exactly one queued', async () => {
+    // The queue's job id (the webhook id) cannot catch these; only the claim of the event id can.
+    const order = orderBody([{ sku: 'PRINT-A5' }]);
+    const raw = JSON.stringify(order);
+    const ids = Array.from({ length: 20 }, (_, i) => `parallel-2-${i}`);
+    const answers = await deliverAtOnce(raw, (i) => signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'orders/create', shop: SHOP, webhookId: ids[i], eventId: 'parallel-event-2' }));
+
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(answers.filter((a) => a.outcome === 'queued')).toHaveLength(1);
+    expect(await jobsOf(ids)).toHaveLength(1);
+    const history = await waitFor(async () => {
+      const entries = await h.runtime.store.history(SHOP, order.admin_graphql_api_id);
+      return entries.length > 0 && entries;
+    }, { what: 'the order recorded' });
+    expect(history.filter((e) => e.event === 'orders/create received')).toHaveLength(1);
+  });
+});
+
 describe('checkWebhookAgreement', () => {
   it('wants an order for order topics, the shop itself for uninstall, and shop_domain for compliance topics', () => {
     const order = { id: 5, admin_graphql_api_id: 'gid://shopify/Order/5', line_items: [] };

@@ -21,7 +21,7 @@ function app(store: OrderStore, queues: Queues, options: { tokens: string[]; bas
   return createWebApp({
     logger: silentLogger,
     readiness: [],
-    webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), isSeen: async () => false, markSeen: async () => undefined, enqueue: async () => undefined },
+    webhooks: { verify: async () => ({ valid: false, reason: 'missing_hmac' }), claim: async () => undefined, enqueue: async () => undefined },
     mount: (express) =>
       express.use(
         createPostbackRouter({

@@ -1,12 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../../src/redis.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
+import { acceptWebhook, type WebhookIntakeDeps } from '../../src/shopify/webhook-intake.js';
 import { libraryWebhookVerifier } from '../helpers/library-webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
 import { testBackends } from '../helpers/backends.js';
@@ -41,8 +42,7 @@ describe('POST /webhooks', () => {
       readiness: [],
       webhooks: {
         verify,
-        isSeen: (id) => store.isWebhookSeen(id),
-        markSeen: (id) => store.markWebhookSeen(id),
+        claim: (keys) => store.claimWebhook(keys),
         enqueue: (job) => queues.webhooks.add(job.topic, job, { jobId: `wh|${job.webhookId}` }),
       },
     });
@@ -86,6 +86,67 @@ describe('POST /webhooks', () => {
   });
 });
 
+describe('the atomic claim of a webhook id', () => {
+  const { redis, prefix, database, cleanup } = testBackends('intake-claim');
+  afterAll(cleanup);
+
+  it('is released when the enqueue fails (503), so Shopify\'s retry of the delivery is queued', async () => {
+    const store = new OrderStore({ database, redis, prefix });
+    const released: string[][] = [];
+    const queued: string[] = [];
+    let failNext = true;
+    const deps: WebhookIntakeDeps = {
+      verify,
+      claim: async (keys) => {
+        const claim = await store.claimWebhook(keys);
+        return claim && { confirm: claim.confirm, release: async () => (released.push(keys), claim.release()) };
+      },
+      enqueue: async (job) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('Redis refused the job');
+        }
+        queued.push(job.webhookId);
+      },
+    };
+    const body = '{"id":6,"line_items":[]}';
+    const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'claim-1', eventId: 'claim-event-1' });
+
+    const failed = await acceptWebhook(deps, body, headers);
+    expect(failed).toMatchObject({ status: 503, outcome: 'unavailable' });
+    expect(released).toEqual([['claim-1', 'event:orders/paid:claim-event-1']]);
+    expect(await store.isWebhookSeen('claim-1')).toBe(false);
+    expect(await store.isWebhookSeen('event:orders/paid:claim-event-1')).toBe(false);
+
+    // Shopify delivers again: taken in this time, then a duplicate.
+    expect(await acceptWebhook(deps, body, headers)).toMatchObject({ status: 200, outcome: 'queued' });
+    expect(queued).toEqual(['claim-1']);
+    await vi.waitFor(async () => expect(await redis.ttl(`${prefix}webhook:claim-1`)).toBeGreaterThan(7 * 24 * 3600));
+    expect(await acceptWebhook(deps, body, headers)).toMatchObject({ status: 200, outcome: 'duplicate' });
+    expect(released).toHaveLength(1);
+  });
+
+  it('answers 503 and queues nothing when the claim itself cannot be taken', async () => {
+    const body = '{"id":7,"line_items":[]}';
+    let enqueued = false;
+    const result = await acceptWebhook(
+      {
+        verify,
+        claim: async () => {
+          throw new Error('Connection is closed.');
+        },
+        enqueue: async () => {
+          enqueued = true;
+        },
+      },
+      body,
+      signedWebhookHeaders(SECRET, body, { topic: 'orders/paid' }),
+    );
+    expect(result).toMatchObject({ status: 503, outcome: 'unavailable' });
+    expect(enqueued).toBe(false);
+  });
+});
+
 describe('POST /webhooks when Redis is down', () => {
   it('answers 503 (never a 2xx that loses the order) and recovers when Redis is back', async () => {
     const redisServer = await startPrivateRedis();
@@ -101,8 +162,7 @@ describe('POST /webhooks when Redis is down', () => {
       readiness: [],
       webhooks: {
         verify,
-        isSeen: (id) => store.isWebhookSeen(id),
-        markSeen: (id) => store.markWebhookSeen(id),
+        claim: (keys) => store.claimWebhook(keys),
         enqueue: (job) => queues.webhooks.add(job.topic, job, { jobId: `wh|${job.webhookId}` }),
       },
     });

@@ -1,0 +1,1 @@
+CREATE INDEX "orders_unconfirmed_postback_idx" ON "orders" USING btree ("updated_at","shop","order_id") WHERE "orders"."data" -> 'problems' @> '[{"kind":"unconfirmed-postback"}]'::jsonb;
