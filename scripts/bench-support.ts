@@ -79,6 +79,8 @@ export function appEnv(options: { prefix: string; emulatorUrl: string; standInOr
     PRINT_SOURCE_ACCOUNT: 'demo-brand',
     POSTBACK_TOKEN: 'bench-postback-token-0123456789abcdef',
     REDIS_ALLOW_VOLATILE: 'true',
+    // The benchmark's artwork hosts are made up and this machine has no DNS.
+    ARTWORK_RESOLVE: 'false',
     MAPPINGS_DIR: options.mappingsDir,
     WORKER_CONCURRENCY: String(options.concurrency ?? 32),
     LOG_LEVEL: 'error',

@@ -98,6 +98,12 @@ export const configSchema = z.object({
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
   /** Days after an order's last change at the printer that its full Shopify body is kept; links and history stay. */
   RETENTION_DAYS: positiveInt(90),
+  /**
+   * Worker threads that render stores' mappings (each stopped hard at an order's render budget, heap capped at
+   * MAPPING_RENDER_MEMORY_MB): a slow template holds one of them, never the process's event loop.
+   */
+  MAPPING_RENDER_THREADS: positiveInt(2),
+  MAPPING_RENDER_MEMORY_MB: positiveInt(128),
   /** Prefix of every key the app writes, queues included. In Redis Cluster give it a hash tag: `{print-bridge}:`. */
   REDIS_PREFIX: z.preprocess(emptyToUndefined, z.string().min(1).default('print-bridge:')),
   SHOPIFY_API_KEY: optionalString,
@@ -159,6 +165,11 @@ export const configSchema = z.object({
    * non-public address is held (docs/mappings.md). Names are resolved either way; one that does not exist is a problem.
    */
   ARTWORK_PRIVATE_ADDRESSES: flag(false),
+  /**
+   * Off: artwork and attachment hosts are not resolved when an order is sent (only the URL rules apply). For machines
+   * without DNS (test and benchmark runs whose artwork hosts are made up); never in production.
+   */
+  ARTWORK_RESOLVE: flag(true),
   ADMIN_TOKEN: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters (openssl rand -hex 24)').optional()),
   /** Accept a Redis that would lose acknowledged jobs on a crash (no AOF, no replica) or evicts keys; demo and tests only. */
   REDIS_ALLOW_VOLATILE: flag(false),

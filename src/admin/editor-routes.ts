@@ -3,7 +3,9 @@ import { diffLines } from 'diff';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { formatMappingProblem } from '../mapping/errors.js';
-import { mapOrder, type MapOptions } from '../mapping/map-order.js';
+import type { LoadedMapping } from '../mapping/load.js';
+import type { MapOptions } from '../mapping/map-order.js';
+import type { MappingRenderer } from '../mapping/render-task.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import { parseShopifyOrderJson, unwrapOrder } from '../mapping/shopify-order.js';
 import { loadStoreMapping } from '../mapping/store-mapping.js';
@@ -18,6 +20,8 @@ import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
 /** What the editor needs beyond the store's set-up: the registry (what serves the store now) and its latest orders. */
 export interface AdminEditorDeps {
   registry: Pick<MappingRegistry, 'forShop' | 'mapOptions'>;
+  /** Where previews render (the app's render pool): never on the web process's own thread. */
+  renderer: MappingRenderer;
   /** The store's newest orders as webhook bodies, read through the Admin API. */
   latestOrders(shop: string, count: number): Promise<{ name: string; orderId: string; body: string }[]>;
 }
@@ -88,7 +92,8 @@ export function addEditorRoutes(router: Router, ctx: AdminContext, setup: AdminS
     }
     res.json({
       problems: [],
-      orders: orders.map((o) => ({ name: o.name, orderId: o.orderId, ...previewOne(o.body, loaded.mapping, shop, editor.registry.mapOptions) })),
+      // Each order renders in the app's render threads, stopped at its budget: a slow draft never holds this process.
+      orders: await Promise.all(orders.map(async (o) => ({ name: o.name, orderId: o.orderId, ...(await previewOne(editor.renderer, o.body, loaded.mapping, shop, editor.registry.mapOptions)) }))),
     });
   });
 
@@ -206,14 +211,20 @@ function visibleNote(viewer: Viewer, shop: string, note: string): string {
   return scopeOf(viewer) ? withoutOtherStores(note, shop) : note;
 }
 
-function previewOne(body: string, mapping: Parameters<typeof mapOrder>[1], shop: string, options: MapOptions): { ok: true; order: unknown; notes: string[] } | { ok: false; problems: string[] } {
+async function previewOne(
+  renderer: MappingRenderer,
+  body: string,
+  mapping: LoadedMapping,
+  shop: string,
+  options: MapOptions,
+): Promise<{ ok: true; order: unknown; notes: string[] } | { ok: false; problems: string[] }> {
   let order: unknown;
   try {
     order = unwrapOrder(parseShopifyOrderJson(body));
   } catch (error) {
     return { ok: false, problems: [`The order could not be read: ${(error as Error).message}`] };
   }
-  const result = mapOrder(order, mapping, shop, options);
+  const result = await renderer.map({ shop, mapping, body: order, options });
   if (!result.ok) return { ok: false, problems: result.problems.map(formatMappingProblem) };
   return { ok: true, order: result.order, notes: [...result.ignored, ...result.skipped].map((l) => `${l.lineItem.sku ?? l.lineItem.id}: ${l.reason}`) };
 }

@@ -37,11 +37,11 @@ export function addMappingRoutes(router: Router, ctx: AdminContext): void {
         const orderId = toOrderGid(input.orderId);
         const stored = await deps.store.getOrderBody(shop, orderId);
         preview = stored
-          ? deps.mappings.preview(stored.body, shop)
+          ? await deps.mappings.preview(stored.body, shop)
           : { ok: false as const, shop, problems: [`The app has no stored body for order ${orderId} of ${shop}.`] };
       }
     } else if (input.body?.trim()) {
-      preview = deps.mappings.preview(input.body, scope ?? input.shop);
+      preview = await deps.mappings.preview(input.body, scope ?? input.shop);
     } else {
       preview = { ok: false as const, problems: ['Give an order id or paste an order body.'] };
     }

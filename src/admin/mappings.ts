@@ -1,6 +1,6 @@
 import { formatFileProblem, formatMappingProblem } from '../mapping/errors.js';
-import { mapOrder } from '../mapping/map-order.js';
 import type { MappingRegistry } from '../mapping/registry.js';
+import type { MappingRenderer } from '../mapping/render-task.js';
 import { parseShopifyOrderJson, shopDomainOf, unwrapOrder } from '../mapping/shopify-order.js';
 import type { MappingsView, PreviewResult } from './views.js';
 
@@ -15,13 +15,14 @@ export interface AdminMappingPort {
   problems(shop?: string): string[];
   warnings(shop?: string): string[];
   /** The print order a Shopify order body (JSON text) becomes for a shop with the mappings in force now. */
-  preview(bodyText: string, shop?: string): PreviewResult;
+  preview(bodyText: string, shop?: string): Promise<PreviewResult>;
 }
 
 /** The shop used when neither the form nor the body names one; only the "*" file can serve it (as the CLI does). */
 export const PREVIEW_SHOP = 'preview.myshopify.com';
 
-export function registryAdminMappings(registry: MappingRegistry): AdminMappingPort {
+/** Previews render with `renderer` (the app's render pool): a slow template never holds the web process. */
+export function registryAdminMappings(registry: MappingRegistry, renderer: MappingRenderer): AdminMappingPort {
   const visible = (shop: string | undefined) => registry.mappings().filter((m) => !shop || m.shops.includes(shop) || m.shops.includes('*'));
   return {
     files: (shop) =>
@@ -34,7 +35,7 @@ export function registryAdminMappings(registry: MappingRegistry): AdminMappingPo
       const files = shop ? new Set(visible(shop).map((m) => m.file)) : undefined;
       return registry.warnings().filter((p) => !files || files.has(p.file)).map(formatFileProblem);
     },
-    preview(bodyText, shopGiven) {
+    async preview(bodyText, shopGiven) {
       let body: unknown;
       try {
         // Big ids stay exact, as in the pipeline.
@@ -48,7 +49,7 @@ export function registryAdminMappings(registry: MappingRegistry): AdminMappingPo
       const shop = shopGiven || shopDomainOf(body) || PREVIEW_SHOP;
       const mapping = registry.forShop(shop);
       if (!mapping) return { ok: false, shop, problems: [`No usable mapping file serves ${shop} (and there is no "*" file).`] };
-      const result = mapOrder(body, mapping, shop, registry.mapOptions);
+      const result = await renderer.map({ shop, mapping, body, options: registry.mapOptions });
       if (!result.ok) return { ok: false, shop, problems: result.problems.map(formatMappingProblem) };
       const notes = [
         ...result.ignored.map((l) => `ignored: line item ${l.lineItem.id} (${l.lineItem.sku ?? 'no SKU'}): ${l.reason}`),

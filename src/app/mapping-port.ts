@@ -1,9 +1,13 @@
 import type { MapOutcome, MappingPort, PlannedShipment } from '../bridge/ports.js';
 import { formatMappingProblem, type LineItemRef, type MappingProblem } from '../mapping/errors.js';
 import type { MappingRegistry } from '../mapping/registry.js';
+import type { MappingRenderer } from '../mapping/render-task.js';
 
-/** The pipeline's view of the mapping registry: submit settings per shop, and orders mapped with Shopify line gids. */
-export function registryMappingPort(registry: MappingRegistry): MappingPort {
+/**
+ * The pipeline's view of the mapping registry: submit settings per shop, and orders mapped with Shopify line gids by
+ * the renderer (the app's render pool).
+ */
+export function registryMappingPort(registry: MappingRegistry, renderer: MappingRenderer): MappingPort {
   return {
     settingsFor(shop) {
       const mapping = registry.forShop(shop);
@@ -11,10 +15,12 @@ export function registryMappingPort(registry: MappingRegistry): MappingPort {
       const submit = mapping.config.submit;
       return { on: submit.on, holdMinutes: submit.holdMinutes, validate: submit.validate };
     },
-    map(shop, body): MapOutcome {
-      const result = registry.mapOrder(body, shop);
+    async map(shop, body): Promise<MapOutcome> {
+      const mapping = registry.forShop(shop);
+      // No mapping: the registry's problem says so, nothing to render.
+      const result = mapping ? await renderer.map({ shop, mapping, body, options: registry.mapOptions }) : { ...registry.mapOrder(body, shop), lineGids: new Map<string, string>() };
       if (!result.ok) return { ok: false, problems: result.problems.map((p) => ({ ...toProblem(p), mappingKind: p.kind })) };
-      const gids = lineGids(body);
+      const gids = result.lineGids;
       const shipments = new Map<number, PlannedShipment>();
       for (const line of result.lines) {
         const shipment = shipments.get(line.shipmentIndex) ?? { index: line.shipmentIndex, lineItems: [] };
@@ -47,17 +53,5 @@ export function lineItemSubject(line: LineItemRef): string {
   return `line item ${line.id} (SKU ${line.sku ?? 'none'}, ${JSON.stringify(line.title ?? '')})`;
 }
 
-/** Exact line item id → its gid, from the body (gids are exact even when numeric ids were rounded). */
-function lineGids(body: unknown): Map<string, string> {
-  const map = new Map<string, string>();
-  const lines = (body as { line_items?: { id?: unknown; admin_graphql_api_id?: unknown }[] } | null)?.line_items ?? [];
-  for (const line of lines) {
-    const gid = typeof line.admin_graphql_api_id === 'string' ? line.admin_graphql_api_id : undefined;
-    const fromGid = gid?.split('/').pop();
-    const id = fromGid ?? (line.id !== undefined ? String(line.id) : undefined);
-    if (id && gid) map.set(id, gid);
-  }
-  return map;
-}
 
 export { formatMappingProblem };

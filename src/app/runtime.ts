@@ -42,6 +42,7 @@ import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
 import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
 import { maintenanceRunner, scheduleMaintenance } from './maintenance.js';
 import { registryMappingPort } from './mapping-port.js';
+import { MappingRenderPool } from '../mapping/render-pool.js';
 import { releaseWaitingOrders, sessionConnections } from './waiting.js';
 import { printEventConfirmer } from '../bridge/confirm-print-event.js';
 import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
@@ -137,6 +138,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger: logger.child({ component: 'mappings' }),
     mapOptions: { artwork: { hosts: config.ARTWORK_HOSTS } },
   });
+  // Stores' templates render here, never on this thread (DESIGN section 9): web and worker roles share the threads.
+  const renderPool = new MappingRenderPool({ threads: config.MAPPING_RENDER_THREADS, maxMemoryMb: config.MAPPING_RENDER_MEMORY_MB });
   const problems = registry.start();
   for (const problem of problems) logger.error({ problem: formatFileProblem(problem) }, 'mapping file problem');
   if (!registry.ready()) logger.error({ dir: config.MAPPINGS_DIR }, 'no usable mapping file: orders will be held until one loads');
@@ -174,9 +177,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const artworkLookup = cachingLookup(options.lookup ?? systemLookup);
   const deps: BridgeDeps = {
     store,
-    mapping: registryMappingPort(registry),
+    mapping: registryMappingPort(registry, renderPool),
     artworkHosts: {
-      problems: (order, itemSubjects) => artworkHostProblems(order, artworkLookup, { itemSubjects, allowPrivate: config.ARTWORK_PRIVATE_ADDRESSES }),
+      problems: async (order, itemSubjects) =>
+        config.ARTWORK_RESOLVE ? artworkHostProblems(order, artworkLookup, { itemSubjects, allowPrivate: config.ARTWORK_PRIVATE_ADDRESSES }) : [],
     },
     printAccounts,
     shopSettings,
@@ -276,7 +280,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
                 clock: deps.clock,
               },
               failedJobs,
-              mappings: registryAdminMappings(registry),
+              mappings: registryAdminMappings(registry, renderPool),
               queues: [webQueues.webhooks, webQueues.orders, webQueues.events, webQueues.shopify, webQueues.maintenance],
               adminToken: config.ADMIN_TOKEN,
               loginGuard: new RedisLoginGuard(requestRedis, prefix, deps.clock),
@@ -298,6 +302,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
                 settings: shopSettings,
                 editor: {
                   registry,
+                  renderer: renderPool,
                   latestOrders: async (shop, count) => {
                     const api = await adminClients.forShop(shop);
                     const bodies = [];
@@ -341,7 +346,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       // Nothing else holds the process open then: a port in use must end `start` with its message, not hang it.
       registry.close();
       liveness.close();
-      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close(), printAccounts.close()]);
+      await Promise.allSettled([queues.close(), requestQueues.close(), printService.close(), printAccounts.close(), renderPool.close()]);
       if (ownsDatabase) await database.close().catch(() => undefined);
       requestRedis.disconnect();
       workerRedis?.disconnect();
@@ -426,7 +431,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         mappingSync.close();
         registry.close();
         liveness.close();
-        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close(), printAccounts.close()]);
+        await Promise.allSettled([queues.close(), requestQueues?.close(), printService.close(), printAccounts.close(), renderPool.close()]);
         if (ownsDatabase) await database.close().catch(() => undefined);
         requestRedis.disconnect();
         workerRedis?.disconnect();

@@ -1,6 +1,5 @@
 import { ofKind, replaceProblems } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
-import { parseJsonLossless } from '../shopify/json.js';
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
 import { refuseNotInShop } from './cancel-print-order.js';
 import { OrderBusyError, OrderDataMissingError } from './errors.js';
@@ -36,7 +35,7 @@ export async function amendShipping(deps: BridgeDeps, shop: string, orderId: str
     return { kind: 'refused', reasons: [refused.reason] };
   }
 
-  const mapped = deps.mapping.map(shop, parseJsonLossless(stored.body));
+  const mapped = await deps.mapping.map(shop, stored.body);
   if (!mapped.ok) {
     const reasons = mapped.problems.map((p) => p.message);
     await deps.store.note(shop, orderId, { event: 'address change not sent', source: 'worker', detail: reasons.join('; ') });

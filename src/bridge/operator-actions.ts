@@ -1,7 +1,6 @@
 import { clearProblems, moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import { printStatusWord } from '../print-service/schema.js';
-import { parseJsonLossless } from '../shopify/json.js';
 import type { OrderLink, OrderStore } from './order-store.js';
 import type { ConnectionsPort, MappingPort, Scheduler } from './ports.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
@@ -95,7 +94,7 @@ export async function resubmitOrder(deps: OperatorActionDeps, input: OperatorAct
   if (!stored) return refuse(deps, input, 'resubmit', `the Shopify order body of ${name} is not stored (it may have been redacted); resend its webhook.`);
 
   const mapped = deps.mapping.settingsFor(input.shop)
-    ? deps.mapping.map(input.shop, parseJsonLossless(stored.body))
+    ? await deps.mapping.map(input.shop, stored.body)
     : { ok: false as const, problems: [{ message: `no mapping file serves ${input.shop}` } as { message: string; subject?: string; mappingKind?: string }] };
   if (current.status === 'not-printed' && !mapped.ok && mapped.problems.every((p) => p.mappingKind === 'empty')) {
     return refuse(deps, input, 'resubmit', `the current mapping still finds nothing to print in ${name}: ${mapped.problems.map((p) => p.message).join('; ')}`);

@@ -42,8 +42,11 @@ export type MapOutcome =
 export interface MappingPort {
   /** The submit settings of the mapping file serving this shop; undefined when no file serves it. */
   settingsFor(shop: string): SubmitSettings | undefined;
-  /** Maps a Shopify order (the parsed webhook body, ids above 2^53 as strings). */
-  map(shop: string, order: unknown): MapOutcome;
+  /**
+   * Maps a Shopify order (its webhook body's text) with the store's mapping, where the store's templates cannot hold
+   * this process (a render thread stopped at the budget).
+   */
+  map(shop: string, body: string): Promise<MapOutcome>;
 }
 
 /**

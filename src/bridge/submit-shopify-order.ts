@@ -3,7 +3,6 @@ import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../ord
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
 import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
-import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
 import { MappingProblemsError, OrderBusyError, OrderDataMissingError, OrderNotInShopYetError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
@@ -86,7 +85,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     return markNotPrinted(deps, link, 'every line item is already fulfilled in Shopify (fulfillable quantity 0 on each), so nothing was sent to the printer');
   }
   const mapped = settings
-    ? deps.mapping.map(shop, parseJsonLossless(stored.body))
+    ? await deps.mapping.map(shop, stored.body)
     : { ok: false as const, problems: [{ mappingKind: 'no-mapping', message: `no mapping file serves ${shop} (add its domain to a file's shops, or a "*" file)` }] };
 
   if (!mapped.ok && link.status !== 'submitting' && mapped.problems.length > 0 && mapped.problems.every((p) => p.mappingKind === 'empty')) {

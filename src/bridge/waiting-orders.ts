@@ -1,6 +1,5 @@
 import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import type { Logger } from 'pino';
-import { parseJsonLossless } from '../shopify/json.js';
 import type { HistoryEntry, OrderLink, OrderStore, Problem } from './order-store.js';
 import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings } from './ports.js';
 import type { OrderStatus } from './status.js';
@@ -177,7 +176,7 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
     if (!options.remap || blocking.length === 0) return { kind: 'unchanged', message: `${name} is held: ${link.problems.map((p) => p.message).join('; ')}` };
     const stored = await deps.store.getOrderBody(link.shop, link.orderId);
     if (!stored) return { kind: 'unchanged', message: `${name} is held and its Shopify order body is no longer stored.` };
-    const mapped = deps.mapping.map(link.shop, parseJsonLossless(stored.body));
+    const mapped = await deps.mapping.map(link.shop, stored.body);
     if (mapped.ok || mapped.problems.every((p) => p.mappingKind === 'empty')) {
       return release(deps, link, options.cause, mapped.ok ? 'the current mapping maps it' : 'the current mapping finds nothing to print');
     }

@@ -1,8 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { mappingProblem } from './errors.js';
-import type { LoadedMapping } from './load.js';
-import type { MapOptions, MapResult } from './map-order.js';
-import type { RenderTask } from './render-worker.js';
+import type { MappingRenderer, RenderOutcome, RenderOutcomeData, RenderRequest, RenderTask } from './render-task.js';
 import { ORDER_RENDER_BUDGET_MS } from './templates.js';
 
 /**
@@ -22,20 +20,9 @@ export interface RenderPoolOptions {
   /** The order's render budget; the thread is stopped `graceMs` after it. */
   budgetMs?: number;
   graceMs?: number;
-  /** Heap of one thread in MiB (old generation). */
+  /** Heap of one thread in MiB (old generation; at least 64). */
   maxMemoryMb?: number;
 }
-
-export interface RenderRequest {
-  shop: string;
-  mapping: Pick<LoadedMapping, 'file' | 'key' | 'source'>;
-  /** A webhook body's text (parsed in the thread, ids above 2^53 exact), or the parsed body. */
-  body: unknown;
-  options?: MapOptions;
-}
-
-/** A mapped order and the exact gid of each of its Shopify line items (by exact decimal id). */
-export type RenderOutcome = MapResult & { lineGids: Map<string, string> };
 
 interface Pending {
   task: RenderTask;
@@ -57,7 +44,7 @@ export interface RenderPoolStats {
   stopped: number;
 }
 
-export class MappingRenderPool {
+export class MappingRenderPool implements MappingRenderer {
   private readonly slots: Slot[] = [];
   private readonly queues = new Map<string, Pending[]>();
   private readonly runningByShop = new Map<string, number>();
@@ -73,12 +60,16 @@ export class MappingRenderPool {
   constructor(options: RenderPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? 2);
     this.hardLimitMs = (options.budgetMs ?? ORDER_RENDER_BUDGET_MS) + (options.graceMs ?? 250);
-    this.maxMemoryMb = options.maxMemoryMb ?? 128;
+    // Below this a thread's own start-up leaves too little room, and V8 may abort the whole process instead of the thread.
+    this.maxMemoryMb = Math.max(MIN_MEMORY_MB, options.maxMemoryMb ?? 128);
   }
 
   /** Maps one order with a store's mapping in a render thread. */
   map(request: RenderRequest): Promise<RenderOutcome> {
     if (this.closed) return Promise.reject(new Error('the mapping render pool is closed'));
+    // One allocation larger than what is left of a thread's heap makes V8 abort the process, not stop the thread: a body
+    // that could come near the cap is refused here (webhooks are at most 5 MB, far below it).
+    if (typeof request.body === 'string' && request.body.length > (this.maxMemoryMb * 1024 * 1024) / 4) return Promise.resolve(stoppedOutcome('too-large'));
     return new Promise<RenderOutcome>((resolve, reject) => {
       const task: RenderTask = { id: this.nextId++, shop: request.shop, mapping: { file: request.mapping.file, key: request.mapping.key, source: request.mapping.source }, body: request.body, options: request.options ?? {} };
       const queue = this.queues.get(request.shop) ?? [];
@@ -186,7 +177,7 @@ export class MappingRenderPool {
   private spawn(): Slot {
     const worker = createRenderWorker(this.maxMemoryMb);
     const slot: Slot = { worker, ready: false };
-    worker.on('message', (message: { id: number; result?: MapResult & { lineGids: [string, string][] }; error?: string; ready?: boolean }) => {
+    worker.on('message', (message: { id: number; result?: RenderOutcomeData; error?: string; ready?: boolean }) => {
       if (message.ready) {
         slot.ready = true;
         return;
@@ -214,24 +205,27 @@ export class MappingRenderPool {
 /** A thread's first order also waits for the thread to load its code (a cold start under tsx compiles TypeScript). */
 const STARTUP_ALLOWANCE_MS = 10_000;
 
-function stoppedOutcome(why: 'budget' | 'memory' | 'crash', detail?: string): RenderOutcome {
+const MIN_MEMORY_MB = 64;
+
+function stoppedOutcome(why: 'budget' | 'memory' | 'crash' | 'too-large', detail?: string): RenderOutcome {
   const message =
     why === 'budget'
       ? `rendering this order's templates took longer than the ${ORDER_RENDER_BUDGET_MS} ms budget and was stopped (rendering is bounded; simplify the slow template)`
       : why === 'memory'
-        ? "rendering this order's templates used more memory than allowed and was stopped (rendering is bounded; simplify the template)"
-        : `rendering this order's templates stopped unexpectedly${detail ? ` (${detail})` : ''}`;
+        ? 'mapping this order used more memory than a render thread may (MAPPING_RENDER_MEMORY_MB) and was stopped (rendering is bounded; simplify the template)'
+        : why === 'too-large'
+          ? 'the order is too large to map within a render thread\'s memory (MAPPING_RENDER_MEMORY_MB)'
+          : `rendering this order's templates stopped unexpectedly${detail ? ` (${detail})` : ''}`;
   return { ok: false, problems: [mappingProblem({ kind: 'template', field: '', message })], lineGids: new Map() };
 }
 
 /**
  * The render thread's code: the compiled file next to this one in `dist/`; from the TypeScript sources (tests, `npx
- * print-bridge` without a build) the thread registers tsx first, as bin/print-bridge.js does in the main thread.
+ * print-bridge` without a build) through bin/ts-worker.mjs, which registers tsx in the thread first.
  */
 function createRenderWorker(maxMemoryMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: Math.max(8, Math.round(maxMemoryMb / 8)), stackSizeMb: 4 };
-  const url = new URL(import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js', import.meta.url);
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { resourceLimits });
-  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(boot, { eval: true, resourceLimits });
+  const resourceLimits = { maxOldGenerationSizeMb: maxMemoryMb, stackSizeMb: 4 };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./render-worker.js', import.meta.url), { resourceLimits });
+  const entry = new URL('./render-worker.ts', import.meta.url).href;
+  return new Worker(new URL('../../bin/ts-worker.mjs', import.meta.url), { workerData: { entry }, resourceLimits });
 }

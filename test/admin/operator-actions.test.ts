@@ -31,7 +31,7 @@ describe('operator actions', () => {
     mapped = { ok: true, order: printOrder('acme-1'), shipments: [], leftOut: [] };
     deps = {
       store,
-      mapping: { settingsFor: () => ({ on: 'orders/paid', holdMinutes: 0, validate: false }), map: () => mapped },
+      mapping: { settingsFor: () => ({ on: 'orders/paid', holdMinutes: 0, validate: false }), map: async () => mapped },
       printAccounts: new FakePrintAccounts({ findBySourceId: async (id: string) => printer.get(id) } as unknown as PrintServicePort),
       scheduler,
       connections: { isConnected: async () => true },

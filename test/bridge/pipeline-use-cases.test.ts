@@ -198,9 +198,10 @@ describe('submitShopifyOrder', () => {
     expect(deps.shopify.tagsOf(body.admin_graphql_api_id)).toEqual(['print-bridge:needs-mapping']);
     expect(deps.printService.creates).toBe(0);
 
-    deps.mapping.map = ((original) => (shop: string, b: unknown) => {
-      (b as { line_items: { sku: string }[] }).line_items[0]!.sku = 'FIXED';
-      return original(shop, b);
+    deps.mapping.map = ((original) => (shop: string, b: string) => {
+      const order = JSON.parse(b) as { line_items: { sku: string }[] };
+      order.line_items[0]!.sku = 'FIXED';
+      return original(shop, JSON.stringify(order));
     })(deps.mapping.map.bind(deps.mapping));
     expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
     await deps.scheduler.runShopifyJobs(deps);
@@ -227,7 +228,7 @@ describe('submitShopifyOrder', () => {
     expect((await deps.store.get(SHOP, body.admin_graphql_api_id))).toMatchObject({ status: 'submitting', submitAttempts: 1 });
     // Simulate that a create did land meanwhile (e.g. sent just before the process was killed).
     deps.printService.createScript = [];
-    const mapped = deps.mapping.map(SHOP, body);
+    const mapped = await deps.mapping.map(SHOP, JSON.stringify(body));
     if (!mapped.ok) throw new Error('the fake mapping should map this order');
     expect((await deps.printService.create(mapped.order))._id).toBeTruthy();
     const outcome = await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id);

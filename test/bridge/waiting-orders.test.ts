@@ -209,7 +209,7 @@ describe('held orders after a mapping change', () => {
 
     const queuedBefore = submits(deps).length;
     const fixed = deps.mapping.map.bind(deps.mapping);
-    deps.mapping.map = (shop, order) => fixed(shop, { ...(order as object), line_items: [{ ...body.line_items[0], sku: 'PRINT-MUG' }] });
+    deps.mapping.map = (shop, order) => fixed(shop, JSON.stringify({ ...(JSON.parse(order) as object), line_items: [{ ...body.line_items[0], sku: 'PRINT-MUG' }] }));
     expect((await reexamineWaitingOrders(deps, { shop: SHOP, cause: 'mapping changed', remap: true })).released).toBe(1);
     expect((await reexamineWaitingOrders(deps, { shop: SHOP, cause: 'mapping changed', remap: true })).released).toBe(1);
     // Both runs queue the same job (same generation): one submission.
@@ -243,7 +243,7 @@ describe('two submit jobs of one order at once (a release and a Retry)', () => {
 describe('nothing to print', () => {
   it('records an order the mapping leaves nothing of as not printed, a final state with the reason', async () => {
     const deps = setup();
-    deps.mapping.map = () => ({ ok: false, problems: [{ mappingKind: 'empty', message: 'nothing to print: no line item maps to a print item (1: gift card)' }] });
+    deps.mapping.map = async () => ({ ok: false, problems: [{ mappingKind: 'empty', message: 'nothing to print: no line item maps to a print item (1: gift card)' }] });
     const body = shopifyOrderBody();
     await handleWebhook(deps, job('orders/paid', body));
     expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'not-printed' });

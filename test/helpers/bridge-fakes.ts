@@ -10,6 +10,7 @@ import type { PrintMode } from '../../src/shops/model.js';
 import { syncOrderToShopify } from '../../src/bridge/shopify-sync.js';
 import type { Redis } from 'ioredis';
 import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
+import { parseJsonLossless } from '../../src/shopify/json.js';
 import type { StatusChange, StatusShown } from '../../src/shopify/admin-api.js';
 
 /** In-memory stand-ins for the use cases' ports, recording what they were asked to do. */
@@ -173,8 +174,8 @@ export class FakeMapping implements MappingPort {
   settingsFor() {
     return this.settings;
   }
-  map(shop: string, body: unknown): MapOutcome {
-    const order = body as OrderWebhook & { shipping_address?: Record<string, string> };
+  async map(shop: string, body: string): Promise<MapOutcome> {
+    const order = parseJsonLossless(body) as OrderWebhook & { shipping_address?: Record<string, string> };
     const problems = order.line_items
       .filter((l) => !l.sku)
       .map((l) => ({ subject: `line item ${l.id} (${l.title ?? ''})`, message: 'no product rule matches this line item' }));

@@ -26,6 +26,8 @@ function startWorkerProcess(h: Harness): ChildProcess {
   }
   env.JOB_LOCK_MS = '2000';
   env.LOG_LEVEL = 'silent';
+  // The harness's artwork host is made up and this machine has no DNS (the harness's own app has a stand-in lookup).
+  env.ARTWORK_RESOLVE = 'false';
   return spawn(process.execPath, [BIN, 'worker'], { env, stdio: 'ignore' });
 }
 

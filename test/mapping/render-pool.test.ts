@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadMappingText, type LoadedMapping } from '../../src/mapping/load.js';
+import { mapOrder } from '../../src/mapping/map-order.js';
+import { MappingRenderPool } from '../../src/mapping/render-pool.js';
+import { parseJsonLossless } from '../../src/shopify/json.js';
+import { testMapping } from '../helpers/harness.js';
+
+/** The render pool (issue 22 item 2): the same answers as mapping on this thread, and a hard stop at the budget. */
+
+const BODY = readFileSync(new URL('../fixtures/shopify/book-order.json', import.meta.url), 'utf8');
+const load = (text: string, file: string): LoadedMapping => {
+  const loaded = loadMappingText(text, file);
+  if (!loaded.ok) throw new Error(loaded.problems.map((p) => p.message).join('; '));
+  return loaded.mapping;
+};
+const DEFAULT = load(readFileSync(new URL('../../mappings/default.yaml', import.meta.url), 'utf8'), 'default.yaml');
+const slowMapping = (chain: number) =>
+  load(
+    testMapping().replace(
+      'destination: demo-printer',
+      `destination: demo-printer\norder:\n  sourceOrderId: "{% assign x = order.note | split: ',' | ${Array.from({ length: chain }, () => 'sort_natural | reverse').join(' | ')} %}s-{{ x | size }}"`,
+    ),
+    `slow-${chain}.yaml`,
+  );
+const slowBody = () => JSON.stringify({ ...(JSON.parse(BODY) as object), note: Array.from({ length: 1000 }, (_, i) => `${'a'.repeat(1000)}${i}`).join(','), line_items: [{ ...(JSON.parse(BODY) as { line_items: object[] }).line_items[0], sku: 'PRINT-A5' }] });
+
+let pool: MappingRenderPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+describe('the mapping render pool', () => {
+  it('maps an order exactly as mapping on this thread does, with the exact gid of each line item', async () => {
+    pool = new MappingRenderPool();
+    const here = mapOrder(parseJsonLossless(BODY), DEFAULT, 'books.myshopify.com');
+    const there = await pool.map({ shop: 'books.myshopify.com', mapping: DEFAULT, body: BODY });
+    const { lineGids, ...result } = there;
+    expect(result).toEqual(here);
+    const body = JSON.parse(BODY) as { line_items: { admin_graphql_api_id: string }[] };
+    expect([...lineGids.values()]).toEqual(body.line_items.map((l) => l.admin_graphql_api_id));
+    // Many at once come back each to its caller.
+    const many = await Promise.all(Array.from({ length: 50 }, (_, i) => pool!.map({ shop: `s${i % 5}.myshopify.com`, mapping: DEFAULT, body: BODY })));
+    expect(many.every((r) => r.ok)).toBe(true);
+  });
+
+  it('stops a thread hard at the budget, says so on the order, and goes on with a new thread', async () => {
+    // A budget far below what the template takes, so the pool's stop (not the engine's own check) ends it.
+    pool = new MappingRenderPool({ threads: 1, budgetMs: 30, graceMs: 0 });
+    expect((await pool.map({ shop: 'warm.myshopify.com', mapping: DEFAULT, body: BODY })).ok).toBe(true);
+    const stopped = await pool.map({ shop: 'slow.myshopify.com', mapping: slowMapping(600), body: slowBody() });
+    expect(stopped.ok).toBe(false);
+    expect(!stopped.ok && stopped.problems[0]!.message).toMatch(/took longer than the .* budget and was stopped/);
+    expect(pool.stats().stopped).toBe(1);
+    expect((await pool.map({ shop: 'next.myshopify.com', mapping: DEFAULT, body: BODY })).ok).toBe(true);
+  });
+
+  it("stops a thread that runs out of its heap, with the reason, and goes on", async () => {
+    pool = new MappingRenderPool({ threads: 1, maxMemoryMb: 128 });
+    // About 29 MB of text (a webhook is at most 5 MB) that takes far more than 128 MB once parsed.
+    const huge = JSON.stringify({ ...(JSON.parse(BODY) as object), note_attributes: Array.from({ length: 700_000 }, (_, i) => ({ name: `n${i}`, value: `value ${i}` })) });
+    const outcome = await pool.map({ shop: 'huge.myshopify.com', mapping: DEFAULT, body: huge });
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.problems[0]!.message).toMatch(/more memory than a render thread may/);
+    // A body that could not even be copied into a thread's heap is refused before it is sent.
+    const tooLarge = await pool.map({ shop: 'huge.myshopify.com', mapping: DEFAULT, body: ' '.repeat(40 * 1024 * 1024) });
+    expect(!tooLarge.ok && tooLarge.problems[0]!.message).toMatch(/too large to map/);
+    expect((await pool.map({ shop: 'next.myshopify.com', mapping: DEFAULT, body: BODY })).ok).toBe(true);
+  });
+
+  it('lets another store through while one store’s slow orders fill the threads', async () => {
+    pool = new MappingRenderPool({ threads: 2 });
+    const slow = slowMapping(3000);
+    await Promise.all([pool.map({ shop: 'warm.myshopify.com', mapping: DEFAULT, body: BODY }), pool.map({ shop: 'warm.myshopify.com', mapping: DEFAULT, body: BODY })]);
+    const done: string[] = [];
+    const slowOnes = Array.from({ length: 4 }, (_, i) => pool!.map({ shop: 'slow.myshopify.com', mapping: slow, body: slowBody() }).then((r) => (done.push(`slow-${i}`), r)));
+    const fast = pool.map({ shop: 'fast.myshopify.com', mapping: DEFAULT, body: BODY }).then((r) => (done.push('fast'), r));
+    expect((await fast).ok).toBe(true);
+    const slowResults = await Promise.all(slowOnes);
+    expect(slowResults.every((r) => !r.ok)).toBe(true);
+    // The other store waited for at most one of the slow store's orders, never behind all four.
+    expect(done.indexOf('fast')).toBeLessThanOrEqual(2);
+  }, 30_000);
+});
