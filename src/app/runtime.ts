@@ -139,7 +139,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     mapOptions: { artwork: { hosts: config.ARTWORK_HOSTS } },
   });
   // Stores' templates render here, never on this thread (DESIGN section 9): web and worker roles share the threads.
-  const renderPool = new MappingRenderPool({ threads: config.MAPPING_RENDER_THREADS, maxMemoryMb: config.MAPPING_RENDER_MEMORY_MB });
+  const renderPool = new MappingRenderPool({
+    threads: config.MAPPING_RENDER_THREADS,
+    maxMemoryMb: config.MAPPING_RENDER_MEMORY_MB,
+    onEvent: (event) => logger.error({ detail: event.detail }, 'a mapping render thread failed; the orders it had are retried'),
+  });
   const problems = registry.start();
   for (const problem of problems) logger.error({ problem: formatFileProblem(problem) }, 'mapping file problem');
   if (!registry.ready()) logger.error({ dir: config.MAPPINGS_DIR }, 'no usable mapping file: orders will be held until one loads');

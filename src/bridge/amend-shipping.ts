@@ -1,7 +1,7 @@
 import { ofKind, replaceProblems } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
-import { refuseNotInShop } from './cancel-print-order.js';
+import { isOrderOfShop, refuseNotInShop } from './cancel-print-order.js';
 import { OrderBusyError, OrderDataMissingError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { BridgeDeps } from './ports.js';
@@ -30,7 +30,7 @@ export async function amendShipping(deps: BridgeDeps, shop: string, orderId: str
   if (!body.ok) throw new OrderDataMissingError(shop, orderId, `the stored order body cannot be read: ${body.message}`);
   const hash = shippingAddressHash(body.order);
   if (hash === link.sentShipToHash) return { kind: 'unchanged' };
-  if (!(await deps.shopify.orderInShop(shop, orderId))) {
+  if (!(await isOrderOfShop(deps, link))) {
     const refused = await refuseNotInShop(deps, shop, orderId, 'address change');
     return { kind: 'refused', reasons: [refused.reason] };
   }

@@ -110,7 +110,7 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
       // What the service itself reports is the order's problem, not the text of whoever sent the postback.
       return failure(deps, link, confirmedErrors ? { ...event, errors: confirmedErrors } : event);
     case 'submission-error':
-      return failure(deps, link, event);
+      return failure(deps, link, confirmedErrors ? { ...event, errors: confirmedErrors } : event);
     case 'cancelled':
       return cancelled(deps, link, event);
     case 'shipped':
@@ -125,7 +125,9 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
  * only (failure), so there is nothing to confirm and no print-service read is spent on it.
  */
 function onlyHistory(link: OrderLink, event: PrintEvent): boolean {
-  return event.kind === 'errored' && link.status !== 'error' && !canMove(link.status, 'error');
+  // A refused duplicate submission changes no status either (failure: the order is there).
+  if (event.kind === 'submission-error' && event.errors.some((m) => DUPLICATE_SUBMISSION.test(m))) return true;
+  return (event.kind === 'errored' || event.kind === 'submission-error') && link.status !== 'error' && !canMove(link.status, 'error');
 }
 
 /**

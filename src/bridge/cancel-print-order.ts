@@ -2,7 +2,9 @@ import { moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import { isServiceError } from '../print-service/client.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
 import { OrderBusyError } from './errors.js';
+import type { OrderLink } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
+import { ORDERS_VISIBLE_DAYS } from '../orders/model.js';
 import { canMove, isSubmittedStatus } from './status.js';
 
 export type CancelOutcome =
@@ -26,7 +28,7 @@ export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: 
     return { kind: 'cancelled', atPrinter: false };
   }
   if (!link.sourceOrderId) return { kind: 'refused', reason: 'no sourceOrderId recorded' };
-  if (!(await deps.shopify.orderInShop(shop, orderId))) return refuseNotInShop(deps, shop, orderId, 'cancellation');
+  if (!(await isOrderOfShop(deps, link))) return refuseNotInShop(deps, shop, orderId, 'cancellation');
 
   try {
     await (await deps.printAccounts.forOrder(link.shop, link.printAccount)).cancel(link.sourceOrderId);
@@ -70,9 +72,17 @@ async function markCancelled(deps: BridgeDeps, shop: string, orderId: string, de
 }
 
 /**
- * A webhook's shop header is not signed: a cancellation or address change acts at the printer only for an order the
- * store's own Admin API shows (DESIGN section 9). Anything else is recorded on the order and changes nothing.
+ * A webhook's shop header is not signed: a cancellation or address change acts at the printer only for an order of
+ * the store. One confirmed at its submission is; one sent before the app confirmed orders is asked about, unless it is
+ * older than Shopify lets the app see (it was printed for this store then, and cancelling it is what the store asks).
  */
+export async function isOrderOfShop(deps: BridgeDeps, link: OrderLink): Promise<boolean> {
+  if (link.shopConfirmedAt) return true;
+  if (await deps.shopify.orderInShop(link.shop, link.orderId)) return true;
+  return deps.clock().getTime() - Date.parse(link.createdAt) > (ORDERS_VISIBLE_DAYS - 1) * 86_400_000;
+}
+
+/** Recorded on the order; nothing changes at the printer (DESIGN section 9). */
 export async function refuseNotInShop(deps: BridgeDeps, shop: string, orderId: string, what: 'cancellation' | 'address change'): Promise<{ kind: 'refused'; reason: string }> {
   const reason = `${shop}'s Shopify admin has no order ${orderId}; the ${what} was not sent to the printer`;
   await deps.store.note(shop, orderId, { event: `${what} refused: not an order of this store`, source: 'worker', detail: reason });

@@ -5,15 +5,17 @@ import type { OrderLink } from '../orders/model.js';
 
 /**
  * Whoever holds a postback token can claim an order shipped (Shopify e-mails the customer the tracking), cancelled,
- * or errored (the order leaves the line with the sender's text as its problem). Those claims are confirmed with the
+ * or errored or failed at submission (the order leaves the line with the sender's text as its problem). Those claims
+ * are confirmed with the
  * print service itself before anything changes (`PRINT_CONFIRM_EVENTS`): the order is read by its sourceOrderId, with
  * the account of the store the order belongs to, and must show the shipment shipped with that tracking number, the
- * order cancelled, or the order errored (status word `errored`, docs/print-service-api.md). An unreachable service
+ * order cancelled, or the order errored (status word `errored`) or failed at submission (`submissionerror`, or no order
+ * at all; docs/print-service-api.md). An unreachable service
  * throws (the job retries); a claim the service contradicts is refused with the reason.
  */
 
 /** The events whose claim is read back at the print service before it acts. */
-export const CONFIRMED_EVENT_KINDS = ['shipped', 'cancelled', 'errored'] as const;
+export const CONFIRMED_EVENT_KINDS = ['shipped', 'cancelled', 'errored', 'submission-error'] as const;
 
 export function needsConfirmation(kind: PrintEvent['kind']): boolean {
   return (CONFIRMED_EVENT_KINDS as readonly string[]).includes(kind);
@@ -38,15 +40,20 @@ export function printEventConfirmer(read: ReadPrintOrder): ConfirmPrintEvent {
     try {
       record = await read(order, sourceOrderId);
     } catch (error) {
-      if (error instanceof PrintServiceNotFoundError) return { confirmed: false, reason: `the print service has no order ${sourceOrderId}` };
+      if (error instanceof PrintServiceNotFoundError) {
+        // A submission that failed may have left nothing at the printer: that is what the claim says.
+        if (event.kind === 'submission-error') return { confirmed: true };
+        return { confirmed: false, reason: `the print service has no order ${sourceOrderId}` };
+      }
       throw error;
     }
     const status = printStatusWord(record.status);
     if (event.kind === 'cancelled') {
       return status === 'cancelled' ? { confirmed: true } : { confirmed: false, reason: `the print service reports ${sourceOrderId} as ${record.status ?? 'without a status'}, not cancelled` };
     }
-    if (event.kind === 'errored') {
-      if (status !== 'errored') return { confirmed: false, reason: `the print service reports ${sourceOrderId} as ${record.status ?? 'without a status'}, not errored` };
+    if (event.kind === 'errored' || event.kind === 'submission-error') {
+      const word = event.kind === 'errored' ? 'errored' : 'submissionerror';
+      if (status !== word) return { confirmed: false, reason: `the print service reports ${sourceOrderId} as ${record.status ?? 'without a status'}, not ${word}` };
       const errors = errorTexts((record as Record<string, unknown>).errors);
       return errors.length > 0 ? { confirmed: true, errors } : { confirmed: true };
     }

@@ -55,3 +55,15 @@ export class OrderNotInShopYetError extends Error {
     this.name = 'OrderNotInShopYetError';
   }
 }
+
+/** The store's Admin API cannot show the order (older than Shopify lets the app see): held, never printed unconfirmed. */
+export class OrderUnconfirmedError extends Error {
+  readonly retryable = false;
+  constructor(
+    readonly orderName: string,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'OrderUnconfirmedError';
+  }
+}

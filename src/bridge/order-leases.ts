@@ -15,11 +15,16 @@ const WEBHOOK_SEEN_SECONDS = 8 * 24 * 3600;
 export const WEBHOOK_CLAIM_PENDING_MS = 60_000;
 
 // All of a webhook's keys (its id, and its event id when it has one) or none: the script runs alone in Redis, so of
-// any number of concurrent deliveries exactly one finds them all free.
+// any number of concurrent deliveries exactly one finds them all free. 0: a key is confirmed seen ('1'); -1: a key is
+// held by a delivery still being queued (its token), which may yet give it up.
 const CLAIM_WEBHOOK_SCRIPT = `
+local pending = 0
 for i = 1, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+  local held = redis.call('GET', KEYS[i])
+  if held == '1' then return 0 end
+  if held then pending = 1 end
 end
+if pending == 1 then return -1 end
 for i = 1, #KEYS do
   redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
 end
@@ -71,13 +76,14 @@ export class OrderLeases {
 
   /**
    * Claims a webhook's seen-keys atomically (one round trip): a token when this delivery is the first within
-   * WEBHOOK_SEEN_SECONDS, undefined when any key is already taken (a repeat delivery, or one being queued right now).
+   * WEBHOOK_SEEN_SECONDS; `seen` when a key is confirmed taken (a repeat delivery); `pending` when another delivery
+   * holds one and is being queued right now (it may still fail and give it up).
    * The claim lasts WEBHOOK_CLAIM_PENDING_MS until confirmWebhook, or until releaseWebhook gives it up.
    */
-  async claimWebhook(keys: readonly string[]): Promise<string | undefined> {
+  async claimWebhook(keys: readonly string[]): Promise<{ token: string } | 'seen' | 'pending'> {
     const token = randomUUID();
     const claimed = await this.redis.eval(CLAIM_WEBHOOK_SCRIPT, keys.length, ...keys.map((k) => this.key('webhook', k)), token, String(WEBHOOK_CLAIM_PENDING_MS));
-    return claimed === 1 ? token : undefined;
+    return claimed === 1 ? { token } : claimed === -1 ? 'pending' : 'seen';
   }
 
   /** The webhook is queued: its keys count as seen for WEBHOOK_SEEN_SECONDS (Shopify's retry window and more). */

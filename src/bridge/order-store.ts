@@ -402,16 +402,17 @@ export class OrderStore {
   }
 
   /**
-   * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when another
-   * delivery has them (seen within the last days, or being queued now); otherwise the claim, to confirm once the job
-   * is queued or to release when it could not be.
+   * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when they were
+   * seen within the last days; `pending` while another delivery is queueing it; otherwise the claim, to confirm once
+   * the job is queued or to release when it could not be.
    */
-  async claimWebhook(keys: readonly string[]): Promise<WebhookClaim | undefined> {
-    const token = await this.leases.claimWebhook(keys);
-    if (token === undefined) return undefined;
+  async claimWebhook(keys: readonly string[]): Promise<WebhookClaim | 'pending' | undefined> {
+    const claimed = await this.leases.claimWebhook(keys);
+    if (claimed === 'seen') return undefined;
+    if (claimed === 'pending') return 'pending';
     return {
       confirm: () => this.leases.confirmWebhook(keys),
-      release: () => this.leases.releaseWebhook(keys, token),
+      release: () => this.leases.releaseWebhook(keys, claimed.token),
     };
   }
 

@@ -1,10 +1,10 @@
-import { claimNamespace } from '../orders/model.js';
+import { claimNamespace, ORDERS_VISIBLE_DAYS } from '../orders/model.js';
 import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
 import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
-import { MappingProblemsError, OrderBusyError, OrderDataMissingError, OrderNotInShopYetError, PrintRefusedError } from './errors.js';
+import { MappingProblemsError, OrderBusyError, OrderDataMissingError, OrderNotInShopYetError, OrderUnconfirmedError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { OrderLink, Problem } from './order-store.js';
 import type { BridgeDeps } from './ports.js';
@@ -73,13 +73,8 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   if (!stored) throw new OrderDataMissingError(shop, orderId, 'the order body is not stored (it may have been redacted)');
   const parsedBody = parseOrderWebhook(stored.body);
   const orderName = link.orderName ?? orderId;
-  if (link.status !== 'submitting' && !(await deps.shopify.orderInShop(shop, orderId))) {
-    // The shop header of a webhook is not signed (DESIGN section 9): an order the store's own Admin API does not show
-    // is another store's body under this store's domain. Moments after an order was placed, Shopify is asked again.
-    const placedAt = parsedBody.ok ? Date.parse(parsedBody.order.created_at ?? '') : Number.NaN;
-    if (Number.isFinite(placedAt) && deps.clock().getTime() - placedAt < ORDER_VISIBLE_WITHIN_MS) throw new OrderNotInShopYetError(shop, orderName);
-    return refuseOrderNotInShop(deps, link);
-  }
+  const confirmedAt = link.shopConfirmedAt ?? (link.status === 'submitting' ? undefined : await confirmOrderOfShop(deps, link, parsedBody.ok ? parsedBody.order.created_at : undefined));
+  if (confirmedAt === 'refused') return refuseOrderNotInShop(deps, link);
   const settings = deps.mapping.settingsFor(shop);
   if (link.status !== 'submitting' && parsedBody.ok && isFullyFulfilled(parsedBody.order)) {
     return markNotPrinted(deps, link, 'every line item is already fulfilled in Shopify (fulfillable quantity 0 on each), so nothing was sent to the printer');
@@ -160,6 +155,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
         // The account of this first attempt stays the order's: a retry, a cancel and the reconciliation use it.
         printAccount: current.status === 'submitting' ? current.printAccount : setup && setup.account !== 'none' ? setup.account : current.printAccount,
+        shopConfirmedAt: current.shopConfirmedAt ?? confirmedAt,
         problems: clearProblems(current, (p) => ofKind('mapping', 'validation', 'source-order-id')(p) || isWaitKind(p.kind)).problems,
       },
       history:
@@ -330,6 +326,26 @@ async function recordWait(deps: BridgeDeps, link: OrderLink, problem: Problem, s
 
 /** How long after an order was placed Shopify's Admin API may not show it yet (asked again meanwhile). */
 const ORDER_VISIBLE_WITHIN_MS = 120_000;
+
+/**
+ * The shop header of a webhook is not signed (DESIGN section 9): the order is this store's only if the store's own
+ * Admin API shows it. Returns when it did; `refused` for an order the store does not have (another store's body under
+ * this store's domain). Moments after an order was placed Shopify is asked again; an order older than Shopify lets
+ * the app see cannot be confirmed and is held with the reason (never refused for good: its body is kept).
+ */
+async function confirmOrderOfShop(deps: BridgeDeps, link: OrderLink, createdAt: string | null | undefined): Promise<string | 'refused'> {
+  const orderName = link.orderName ?? link.orderId;
+  if (await deps.shopify.orderInShop(link.shop, link.orderId)) return deps.clock().toISOString();
+  const placedAt = Date.parse(createdAt ?? '');
+  const age = Number.isFinite(placedAt) ? deps.clock().getTime() - placedAt : Number.NaN;
+  if (age < ORDER_VISIBLE_WITHIN_MS) throw new OrderNotInShopYetError(link.shop, orderName);
+  if (age > (ORDERS_VISIBLE_DAYS - 1) * 86_400_000) {
+    const problems = [{ message: `Shopify shows the app only the last ${ORDERS_VISIBLE_DAYS} days of orders, so it could not confirm that order ${orderName} is ${link.shop}'s; nothing was sent to the printer` }];
+    await recordProblems(deps, link, 'held', 'order-unconfirmed', problems);
+    throw new OrderUnconfirmedError(orderName, problems[0]!.message);
+  }
+  return 'refused';
+}
 
 /**
  * The store has no such order: never printed, recorded on the link with the reason, and the body (another store's

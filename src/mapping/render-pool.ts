@@ -22,6 +22,10 @@ export interface RenderPoolOptions {
   graceMs?: number;
   /** Heap of one thread in MiB (old generation; at least 64). */
   maxMemoryMb?: number;
+  /** Told when a thread dies or cannot start (the app logs it: it is not a merchant's problem). */
+  onEvent?: (event: { kind: 'thread-failed'; detail: string }) => void;
+  /** Starts a render thread (tests start broken ones). */
+  createWorker?: (maxMemoryMb: number) => Worker;
 }
 
 interface Pending {
@@ -54,6 +58,11 @@ export class MappingRenderPool implements MappingRenderer {
   private nextId = 1;
   private stopped = 0;
   private closed = false;
+  /** Threads in a row that failed before they were ready, and when the next may be started. */
+  private startFailures = 0;
+  private spawnBlockedUntil = 0;
+  private readonly onEvent: RenderPoolOptions['onEvent'];
+  private readonly createWorker: (maxMemoryMb: number) => Worker;
   /** Round-robin start among stores, so none is always looked at first. */
   private turn = 0;
 
@@ -62,11 +71,14 @@ export class MappingRenderPool implements MappingRenderer {
     this.hardLimitMs = (options.budgetMs ?? ORDER_RENDER_BUDGET_MS) + (options.graceMs ?? 250);
     // Below this a thread's own start-up leaves too little room, and V8 may abort the whole process instead of the thread.
     this.maxMemoryMb = Math.max(MIN_MEMORY_MB, options.maxMemoryMb ?? 128);
+    this.onEvent = options.onEvent;
+    this.createWorker = options.createWorker ?? createRenderWorker;
   }
 
   /** Maps one order with a store's mapping in a render thread. */
   map(request: RenderRequest): Promise<RenderOutcome> {
     if (this.closed) return Promise.reject(new Error('the mapping render pool is closed'));
+    if (this.slots.length === 0 && Date.now() < this.spawnBlockedUntil) return Promise.reject(new RenderThreadError('render threads failed to start; waiting before the next try'));
     // One allocation larger than what is left of a thread's heap makes V8 abort the process, not stop the thread: a body
     // that could come near the cap is refused here (webhooks are at most 5 MB, far below it).
     if (typeof request.body === 'string' && request.body.length > (this.maxMemoryMb * 1024 * 1024) / 4) return Promise.resolve(stoppedOutcome('too-large'));
@@ -90,30 +102,28 @@ export class MappingRenderPool implements MappingRenderer {
     for (const queue of this.queues.values()) for (const p of queue.splice(0)) p.reject(new Error('the mapping render pool is closed'));
     await Promise.all(
       this.slots.splice(0).map((slot) => {
+        // No answer still in the port may start anything once closed.
+        slot.worker.removeAllListeners();
+        slot.worker.on('error', () => undefined);
         if (slot.running) {
           clearTimeout(slot.running.timer);
           slot.running.pending.reject(new Error('the mapping render pool is closed'));
+          slot.running = undefined;
         }
         return slot.worker.terminate();
       }),
     );
   }
 
+  /** Gives waiting orders to idle threads, starting a thread only for an order that can run now. */
   private dispatch(): void {
-    for (;;) {
-      const slot = this.freeSlot();
-      if (!slot) return;
+    while (!this.closed) {
+      const idle = this.slots.find((s) => !s.running);
+      if (!idle && (this.slots.length >= this.threads || Date.now() < this.spawnBlockedUntil)) return;
       const pending = this.nextPending();
       if (!pending) return;
-      this.start(slot, pending);
+      this.start(idle ?? this.spawn(), pending);
     }
-  }
-
-  private freeSlot(): Slot | undefined {
-    const idle = this.slots.find((s) => !s.running);
-    if (idle) return idle;
-    if (this.slots.length < this.threads) return this.spawn();
-    return undefined;
   }
 
   /** The next order to render: stores with the fewest running first, in turn; none past its share while others wait. */
@@ -143,10 +153,15 @@ export class MappingRenderPool implements MappingRenderer {
   private start(slot: Slot, pending: Pending): void {
     const shop = pending.task.shop;
     this.runningByShop.set(shop, (this.runningByShop.get(shop) ?? 0) + 1);
-    // The budget counts from when the order reaches a thread; a thread still starting up gets the time it needs.
-    const timer = setTimeout(() => this.stop(slot, 'budget'), this.hardLimitMs + (slot.ready ? 0 : STARTUP_ALLOWANCE_MS));
+    // The budget counts from when the thread is ready: a thread still loading its code gets a start-up allowance, and
+    // the budget's own timer replaces it when `ready` comes (spawn).
+    const timer = this.armTimer(slot, slot.ready ? this.hardLimitMs : STARTUP_ALLOWANCE_MS);
     slot.running = { pending, timer };
     slot.worker.postMessage(pending.task);
+  }
+
+  private armTimer(slot: Slot, ms: number): NodeJS.Timeout {
+    return setTimeout(() => this.stop(slot, slot.ready ? 'budget' : 'crash', slot.ready ? undefined : 'the render thread did not start in time'), ms);
   }
 
   private finish(slot: Slot): Pending | undefined {
@@ -161,44 +176,77 @@ export class MappingRenderPool implements MappingRenderer {
     return running.pending;
   }
 
-  /** The thread overran the budget or its memory, or died: the order gets the reason, and a new thread takes the slot. */
+  /**
+   * The thread overran the budget or its heap (the order's doing: it gets the reason as a mapping problem), or died or
+   * never started (not the order's doing: the job is retried, `RenderThreadError`). A new thread takes the slot when
+   * an order needs it; threads that keep failing to start are given time before the next try.
+   */
   private stop(slot: Slot, why: 'budget' | 'memory' | 'crash', detail?: string): void {
-    const pending = this.finish(slot);
-    this.stopped += why === 'crash' ? 0 : 1;
     const index = this.slots.indexOf(slot);
-    if (index >= 0) this.slots.splice(index, 1);
+    if (index < 0) return;
+    this.slots.splice(index, 1);
+    const pending = this.finish(slot);
     slot.worker.removeAllListeners();
     slot.worker.on('error', () => undefined);
     void slot.worker.terminate();
-    if (pending) pending.resolve(stoppedOutcome(why, detail));
-    if (!this.closed) this.dispatch();
+    const orders = why !== 'crash' && slot.ready;
+    if (orders) {
+      this.stopped += 1;
+      this.startFailures = 0;
+      pending?.resolve(stoppedOutcome(why));
+    } else {
+      if (!slot.ready) this.startFailures += 1;
+      this.onEvent?.({ kind: 'thread-failed', detail: detail ?? why });
+      pending?.reject(new RenderThreadError(detail ?? why));
+      if (this.startFailures >= 3) {
+        // A thread that cannot start (a broken build, too little heap) would be started again for every order: wait,
+        // and let the queued orders' jobs retry later.
+        this.spawnBlockedUntil = Date.now() + Math.min(60_000, 1_000 * 2 ** (this.startFailures - 3));
+        for (const queue of this.queues.values()) for (const p of queue.splice(0)) p.reject(new RenderThreadError(`render threads fail to start (${detail ?? why})`));
+        this.queues.clear();
+      }
+    }
+    this.dispatch();
   }
 
   private spawn(): Slot {
-    const worker = createRenderWorker(this.maxMemoryMb);
+    const worker = this.createWorker(this.maxMemoryMb);
     const slot: Slot = { worker, ready: false };
     worker.on('message', (message: { id: number; result?: RenderOutcomeData; error?: string; ready?: boolean }) => {
       if (message.ready) {
         slot.ready = true;
+        this.startFailures = 0;
+        if (slot.running) {
+          clearTimeout(slot.running.timer);
+          slot.running.timer = this.armTimer(slot, this.hardLimitMs);
+        }
         return;
       }
-      slot.ready = true;
       const pending = this.finish(slot);
       if (pending && pending.task.id === message.id) {
         if (message.result) pending.resolve({ ...message.result, lineGids: new Map(message.result.lineGids) });
         else pending.reject(new Error(`mapping the order failed in its render thread: ${message.error ?? 'no answer'}`));
+      } else if (pending) {
+        pending.reject(new RenderThreadError(`the render thread answered task ${message.id} while running ${pending.task.id}`));
       }
       this.dispatch();
     });
     worker.on('error', (error: Error & { code?: string }) => {
       this.stop(slot, error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : 'crash', error.message);
     });
-    worker.on('exit', () => {
-      if (this.slots.includes(slot)) this.stop(slot, 'crash', 'the render thread exited');
-    });
+    worker.on('exit', () => this.stop(slot, 'crash', 'the render thread exited'));
     worker.unref();
     this.slots.push(slot);
     return slot;
+  }
+}
+
+/** A render thread died or could not start: not the order's doing, so its job is retried. */
+export class RenderThreadError extends Error {
+  readonly retryable = true;
+  constructor(detail: string) {
+    super(`the order could not be mapped now: ${detail}; it is tried again`);
+    this.name = 'RenderThreadError';
   }
 }
 
@@ -207,15 +255,13 @@ const STARTUP_ALLOWANCE_MS = 10_000;
 
 const MIN_MEMORY_MB = 64;
 
-function stoppedOutcome(why: 'budget' | 'memory' | 'crash' | 'too-large', detail?: string): RenderOutcome {
+function stoppedOutcome(why: 'budget' | 'memory' | 'too-large'): RenderOutcome {
   const message =
     why === 'budget'
       ? `rendering this order's templates took longer than the ${ORDER_RENDER_BUDGET_MS} ms budget and was stopped (rendering is bounded; simplify the slow template)`
       : why === 'memory'
         ? 'mapping this order used more memory than a render thread may (MAPPING_RENDER_MEMORY_MB) and was stopped (rendering is bounded; simplify the template)'
-        : why === 'too-large'
-          ? 'the order is too large to map within a render thread\'s memory (MAPPING_RENDER_MEMORY_MB)'
-          : `rendering this order's templates stopped unexpectedly${detail ? ` (${detail})` : ''}`;
+        : 'the order is too large to map within a render thread\'s memory (MAPPING_RENDER_MEMORY_MB)';
   return { ok: false, problems: [mappingProblem({ kind: 'template', field: '', message })], lineGids: new Map() };
 }
 
@@ -223,7 +269,7 @@ function stoppedOutcome(why: 'budget' | 'memory' | 'crash' | 'too-large', detail
  * The render thread's code: the compiled file next to this one in `dist/`; from the TypeScript sources (tests, `npx
  * print-bridge` without a build) through bin/ts-worker.mjs, which registers tsx in the thread first.
  */
-function createRenderWorker(maxMemoryMb: number): Worker {
+export function createRenderWorker(maxMemoryMb: number): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: maxMemoryMb, stackSizeMb: 4 };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./render-worker.js', import.meta.url), { resourceLimits });
   const entry = new URL('./render-worker.ts', import.meta.url).href;

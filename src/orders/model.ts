@@ -96,6 +96,8 @@ export interface OrderLink {
    * domain. The order is never printed, and its body (another store's customer) is not kept.
    */
   notInShopAt?: string;
+  /** When the store's Admin API showed the order as its own (recorded with the first submission). */
+  shopConfirmedAt?: string;
   /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
   testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];
@@ -141,3 +143,6 @@ export const ENV_NAMESPACE = 'env';
 export function claimNamespace(shop: string, account: 'env' | 'own' | undefined): string {
   return account === 'own' ? `shop:${shop}` : ENV_NAMESPACE;
 }
+
+/** Without `read_all_orders`, Shopify shows apps the last 60 days of a store's orders: older ones cannot be confirmed. */
+export const ORDERS_VISIBLE_DAYS = 60;

@@ -149,7 +149,8 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       }
     : undefined;
 
-  // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle); submissions never wait for it.
+  // Shopify's rate limit paces this queue (ShopifyPacer waits or throws a retryable throttle). Submissions make one
+  // Admin API read (is the order the store's?), paced the same way; every other Shopify call runs here.
   const shopify = new Worker(
     QUEUE_NAMES.shopify,
     async (job: Job, token?: string) => {

@@ -301,7 +301,7 @@ const FULFILLMENT_TRACKING_UPDATE = /* GraphQL */ `
  */
 const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus']);
 
-// What the order shows of its print status: about 2 points (the order and its metafield).
+// Whether the shop has the order: 1 point.
 const ORDER_IN_SHOP = /* GraphQL */ `
   query PrintBridgeOrderInShop($id: ID!) {
     order(id: $id) {
@@ -311,6 +311,7 @@ const ORDER_IN_SHOP = /* GraphQL */ `
   }
 `;
 
+// What the order shows of its print status: about 2 points (the order and its metafield).
 const ORDER_SHOWS = /* GraphQL */ `
   query PrintBridgeOrderShows($id: ID!) {
     order(id: $id) {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WebhookJob } from '../queue/queues.js';
 import { checkWebhookAgreement, isShopDomain } from './webhook-agreement.js';
@@ -41,9 +42,9 @@ export interface WebhookIntakeDeps {
   verify: (rawBody: string, headers: IncomingHttpHeaders) => Promise<WebhookVerification>;
   /**
    * Claims all the keys at once, atomically (one Redis round trip): of any number of concurrent deliveries exactly one
-   * gets the claim; undefined for the others and for a delivery seen within the retention window.
+   * gets the claim; `pending` for the others while it is queueing, undefined once it is seen (the retention window).
    */
-  claim: (keys: string[]) => Promise<WebhookClaim | undefined>;
+  claim: (keys: string[]) => Promise<WebhookClaim | 'pending' | undefined>;
   /** Resolves once the job is in Redis. */
   enqueue: (job: WebhookJob) => Promise<unknown>;
   clock?: () => Date;
@@ -90,12 +91,17 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
   const seenKeys = [verification.webhookId, ...(eventId && /^[\w-]{1,100}$/.test(eventId) ? [`event:${topic}:${eventId}`] : [])];
   // One atomic claim instead of a look and a later mark: 20 parallel deliveries of one webhook used to all find it
   // unseen and several were queued (issue 22). The claim costs the round trip the look did.
-  let claim: WebhookClaim | undefined;
+  let claim: WebhookClaim | 'pending' | undefined;
   try {
-    claim = await deps.claim(seenKeys);
+    // A delivery that meets another still being queued waits for its outcome: a 200 now would be a lost webhook if
+    // that other enqueue failed (it answers 503 and gives the claim up, but Shopify took this 200 for delivered).
+    for (let waited = 0; (claim = await deps.claim(seenKeys)) === 'pending' && waited < PENDING_WAIT_MS; waited += PENDING_POLL_MS) {
+      await sleep(PENDING_POLL_MS);
+    }
   } catch (error) {
     return { status: 503, outcome: 'unavailable', message: `could not queue the webhook: ${(error as Error).message}` };
   }
+  if (claim === 'pending') return { status: 503, outcome: 'unavailable', message: 'another delivery of this webhook is being queued; deliver it again' };
   if (!claim) return { status: 200, outcome: 'duplicate', topic, webhookId: verification.webhookId };
   try {
     await deps.enqueue({
@@ -124,6 +130,10 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
     .catch(() => undefined);
   return { status: 200, outcome: 'queued', topic, webhookId: verification.webhookId };
 }
+
+/** How long a delivery waits for another delivery of the same webhook to be queued, and how often it looks. */
+const PENDING_WAIT_MS = 2_000;
+const PENDING_POLL_MS = 20;
 
 /** The header names Shopify uses, read case-insensitively. */
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database.js';
 import { SecretCipher } from '../secrets/cipher.js';
-import type { AccountCheck, MappingVersion, PrintAccount, PrintMode, ShopSetup } from './model.js';
+import { OPERATOR_AUTHOR, type AccountCheck, type MappingVersion, type PrintAccount, type PrintMode, type ShopSetup } from './model.js';
 
 /** How long a rotated postback token keeps working beside the new one. */
 export const POSTBACK_OVERLAP_MS = 24 * 3600_000;
@@ -180,7 +180,12 @@ export class ShopSettingsStore {
 
   /** Which version each store with one of its own uses (cheap to poll). */
   async mappingPointers(): Promise<Map<string, number>> {
-    const rows = await this.database.rows<{ shop: string; mapping_version: number }>(sql`SELECT shop, mapping_version FROM shop_settings WHERE mapping_version IS NOT NULL`);
+    // A merchant's own version serves only a store on its own print account; on the operator's account only a version
+    // the operator stored does (DESIGN section 9). Checked here, where the registry learns what serves each store, so
+    // no order of the save, the account change or data from before can put a merchant's mapping on the operator's bill.
+    const rows = await this.database.rows<{ shop: string; mapping_version: number }>(sql`
+      SELECT s.shop, s.mapping_version FROM shop_settings s JOIN mapping_versions v ON v.shop = s.shop AND v.version = s.mapping_version
+      WHERE s.mapping_version IS NOT NULL AND (s.print_account IS NOT NULL OR v.author = ${OPERATOR_AUTHOR})`);
     return new Map(rows.map((r) => [r.shop, Number(r.mapping_version)]));
   }
 

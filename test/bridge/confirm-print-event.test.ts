@@ -37,3 +37,22 @@ describe('confirming an "Order Errored" claim', () => {
     await expect(down(ORDER, 'acme-1', errored)).rejects.toBeInstanceOf(PrintServiceNetworkError);
   });
 });
+
+describe('confirming an "Order Submission Error" claim', () => {
+  const failed: PrintEvent = { kind: 'submission-error', sourceOrderId: 'acme-1', errors: ['made up'] };
+
+  it('is confirmed by the status word submissionerror or by no order at all, and refused for a live order', async () => {
+    const confirm = (read: () => Promise<OrderRecord>) => printEventConfirmer(read)(ORDER, 'acme-1', failed);
+    expect(await confirm(async () => record('submissionerror', { errors: ['sku unknown'] }))).toEqual({ confirmed: true, errors: ['sku unknown'] });
+    expect(
+      await confirm(async () => {
+        throw new PrintServiceNotFoundError('getBySourceId', 'order acme-1');
+      }),
+    ).toEqual({ confirmed: true });
+    for (const status of ['received', 'printready', 'shipped', 'errored']) {
+      const answer = await confirm(async () => record(status));
+      expect(answer.confirmed, status).toBe(false);
+      if (!answer.confirmed) expect(answer.reason).toMatch(/not submissionerror$/);
+    }
+  });
+});

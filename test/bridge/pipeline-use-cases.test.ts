@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { amendShipping } from '../../src/bridge/amend-shipping.js';
 import { cancelPrintOrder } from '../../src/bridge/cancel-print-order.js';
-import { MappingProblemsError, OrderBusyError, PrintRefusedError } from '../../src/bridge/errors.js';
+import { MappingProblemsError, OrderBusyError, OrderNotInShopYetError, OrderUnconfirmedError, PrintRefusedError } from '../../src/bridge/errors.js';
 import { handleWebhook } from '../../src/bridge/handle-webhook.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { PrintServiceBadRequestError, PrintServiceNetworkError, PrintServiceUnavailableError } from '../../src/print-service/errors.js';
@@ -318,5 +318,55 @@ describe('cancelPrintOrder and amendShipping', () => {
     expect(await amendShipping(deps, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'unchanged' });
     // The same version delivered again changes nothing.
     expect(await handleWebhook(deps, job('orders/updated', moved))).toMatchObject({ kind: 'stale' });
+  });
+});
+
+describe('an order is its store’s only when the store’s Admin API shows it (issue 22 item 1)', () => {
+  const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+
+  it('refuses an order the store does not have: not printed, body dropped, nothing claimed or created', async () => {
+    const deps = setup();
+    const body = shopifyOrderBody({ created_at: daysAgo(3) });
+    deps.shopify.notInShop.add(body.admin_graphql_api_id);
+    await handleWebhook(deps, job('orders/paid', body));
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'not-printed' });
+    const link = (await deps.store.get(SHOP, body.admin_graphql_api_id))!;
+    expect(link).toMatchObject({ status: 'not-printed', notInShopAt: expect.any(String) });
+    expect(link.sourceOrderId).toBeUndefined();
+    expect(await deps.store.getOrderBody(SHOP, body.admin_graphql_api_id)).toBeUndefined();
+    expect(deps.printService.creates).toBe(0);
+    // The same body again is not kept either.
+    await handleWebhook(deps, job('orders/updated', { ...body, updated_at: daysAgo(1) }));
+    expect(await deps.store.getOrderBody(SHOP, body.admin_graphql_api_id)).toBeUndefined();
+  });
+
+  it('asks again about an order placed moments ago, and holds (never refuses) one older than Shopify shows apps', async () => {
+    const deps = setup();
+    const fresh = shopifyOrderBody({ created_at: new Date().toISOString() });
+    const old = shopifyOrderBody({ created_at: daysAgo(75) });
+    for (const body of [fresh, old]) {
+      deps.shopify.notInShop.add(body.admin_graphql_api_id);
+      await handleWebhook(deps, job('orders/paid', body));
+    }
+    await expect(submitShopifyOrder(deps, SHOP, fresh.admin_graphql_api_id)).rejects.toBeInstanceOf(OrderNotInShopYetError);
+    expect((await deps.store.get(SHOP, fresh.admin_graphql_api_id))!.status).toBe('pending');
+    await expect(submitShopifyOrder(deps, SHOP, old.admin_graphql_api_id)).rejects.toBeInstanceOf(OrderUnconfirmedError);
+    const held = (await deps.store.get(SHOP, old.admin_graphql_api_id))!;
+    expect(held.status).toBe('held');
+    expect(held.problems).toEqual([expect.objectContaining({ kind: 'order-unconfirmed', message: expect.stringMatching(/last 60 days/) })]);
+    expect(held.notInShopAt).toBeUndefined();
+    expect(await deps.store.getOrderBody(SHOP, old.admin_graphql_api_id)).toBeDefined();
+    expect(deps.printService.creates).toBe(0);
+  });
+
+  it('confirms once, at submission: a later cancellation of the order does not ask again', async () => {
+    const deps = setup();
+    const body = shopifyOrderBody({ created_at: daysAgo(2) });
+    await handleWebhook(deps, job('orders/paid', body));
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.shopConfirmedAt).toBeTruthy();
+    const reads = deps.shopify.inShopReads;
+    expect(await cancelPrintOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'cancelled', atPrinter: true });
+    expect(deps.shopify.inShopReads).toBe(reads);
   });
 });

@@ -25,7 +25,10 @@ export class FakeShopify implements ShopifyEffects {
   failNext = 0;
   /** Orders this fake store does not have (another store's body re-sent with its domain). */
   notInShop = new Set<string>();
+  /** How many times the store was asked whether it has an order. */
+  inShopReads = 0;
   async orderInShop(_shop: string, orderId: string): Promise<{ createdAt: string } | null> {
+    this.inShopReads += 1;
     return this.notInShop.has(orderId) ? null : { createdAt: '2026-11-21T15:00:00Z' };
   }
   async orderShows(_shop: string, orderId: string): Promise<StatusShown> {

@@ -115,6 +115,19 @@ describe('errored postbacks are confirmed with the print service (issue 22)', ()
     expect(section).toContain('forged by a token holder');
   });
 
+  it('a forged "Order Submission Error" for a live order changes no status either', async () => {
+    const link = await submitted();
+    await advance(link.sourceOrderId, 'received');
+    expect((await post({ event: 'Order Submission Error', sourceOrderId: link.sourceOrderId, errors: ['sku unknown (forged)'] })).status).toBe(202);
+    const after = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, link.orderId);
+      return l?.problems.some((p) => p.kind === 'unconfirmed-postback') && l;
+    }, { what: 'the unconfirmed submission error recorded' });
+    expect(after.status).toBe('submitted');
+    expect(after.problems[0]!.message).toMatch(/not confirmed by the print service and changed nothing: the print service reports .* as received, not submissionerror/);
+    expect(h.standIn.getOrder(SHOP, link.orderId)!.tags).not.toContain('print-bridge:error');
+  });
+
   it("an order the print service really errored (the emulator's file failure) moves to error with the service's own errors", async () => {
     const link = await submitted();
     // The emulator's own trigger delivers the event, as a real service would once the order is errored there.

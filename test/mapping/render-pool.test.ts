@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMappingText, type LoadedMapping } from '../../src/mapping/load.js';
 import { mapOrder } from '../../src/mapping/map-order.js';
-import { MappingRenderPool } from '../../src/mapping/render-pool.js';
+import { createRenderWorker, MappingRenderPool, RenderThreadError } from '../../src/mapping/render-pool.js';
 import { parseJsonLossless } from '../../src/shopify/json.js';
 import { testMapping } from '../helpers/harness.js';
 
@@ -46,8 +47,8 @@ describe('the mapping render pool', () => {
   });
 
   it('stops a thread hard at the budget, says so on the order, and goes on with a new thread', async () => {
-    // A budget far below what the template takes, so the pool's stop (not the engine's own check) ends it.
-    pool = new MappingRenderPool({ threads: 1, budgetMs: 30, graceMs: 0 });
+    // A budget far below what the template takes (about a second), so the pool's stop ends it, not the engine's check.
+    pool = new MappingRenderPool({ threads: 1, budgetMs: 300, graceMs: 0 });
     expect((await pool.map({ shop: 'warm.myshopify.com', mapping: DEFAULT, body: BODY })).ok).toBe(true);
     const stopped = await pool.map({ shop: 'slow.myshopify.com', mapping: slowMapping(600), body: slowBody() });
     expect(stopped.ok).toBe(false);
@@ -67,6 +68,37 @@ describe('the mapping render pool', () => {
     const tooLarge = await pool.map({ shop: 'huge.myshopify.com', mapping: DEFAULT, body: ' '.repeat(40 * 1024 * 1024) });
     expect(!tooLarge.ok && tooLarge.problems[0]!.message).toMatch(/too large to map/);
     expect((await pool.map({ shop: 'next.myshopify.com', mapping: DEFAULT, body: BODY })).ok).toBe(true);
+  });
+
+  it('a thread that cannot start is not the order’s fault: the job is retried, and threads are not started over and over', async () => {
+    let started = 0;
+    const failures: string[] = [];
+    pool = new MappingRenderPool({
+      threads: 2,
+      onEvent: (e) => failures.push(e.detail),
+      createWorker: () => {
+        started += 1;
+        return new Worker('throw new Error("broken build")', { eval: true });
+      },
+    });
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => pool!.map({ shop: 'any.myshopify.com', mapping: DEFAULT, body: BODY })));
+    expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof RenderThreadError && o.reason.retryable)).toBe(true);
+    expect(failures.length).toBeGreaterThanOrEqual(3);
+    // After three failures in a row (two threads were starting at once) the pool waits before starting another.
+    expect(started).toBeLessThanOrEqual(4);
+    const before = started;
+    await expect(pool.map({ shop: 'any.myshopify.com', mapping: DEFAULT, body: BODY })).rejects.toBeInstanceOf(RenderThreadError);
+    expect(started).toBe(before);
+  });
+
+  it('starts nothing after it is closed, even for an answer already on its way', async () => {
+    let started = 0;
+    pool = new MappingRenderPool({ threads: 1, createWorker: (mb) => (started++, createRenderWorker(mb)) });
+    const pending = pool.map({ shop: 'a.myshopify.com', mapping: DEFAULT, body: BODY }).catch((error: Error) => error);
+    await pool.close();
+    expect(await pending).toBeInstanceOf(Error);
+    expect(String(await pending)).toMatch(/closed/);
+    expect(started).toBe(1);
   });
 
   it('lets another store through while one store’s slow orders fill the threads', async () => {

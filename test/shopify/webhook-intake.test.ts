@@ -90,6 +90,42 @@ describe('the atomic claim of a webhook id', () => {
   const { redis, prefix, database, cleanup } = testBackends('intake-claim');
   afterAll(cleanup);
 
+  it('a delivery meeting another still being queued waits for it: taken in when that one fails, never a lost 200', async () => {
+    const store = new OrderStore({ database, redis, prefix });
+    const queued: string[] = [];
+    let releaseFirst: () => void = () => undefined;
+    const firstMayFail = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let calls = 0;
+    let secondClaimPending = (): void => undefined;
+    const secondWaits = new Promise<void>((resolve) => (secondClaimPending = resolve));
+    const deps: WebhookIntakeDeps = {
+      verify,
+      claim: async (keys) => {
+        const claim = await store.claimWebhook(keys);
+        if (claim === 'pending') secondClaimPending();
+        return claim;
+      },
+      enqueue: async (job) => {
+        calls += 1;
+        if (calls === 1) {
+          // The first delivery's enqueue fails, but only once the second delivery has met its claim.
+          await firstMayFail;
+          throw new Error('Redis refused the job');
+        }
+        queued.push(job.webhookId);
+      },
+    };
+    const body = '{"id":7,"line_items":[]}';
+    const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'pending-1' });
+    const first = acceptWebhook(deps, body, headers);
+    const second = acceptWebhook(deps, body, headers);
+    await secondWaits;
+    releaseFirst();
+    expect(await first).toMatchObject({ status: 503 });
+    expect(await second).toMatchObject({ status: 200, outcome: 'queued' });
+    expect(queued).toEqual(['pending-1']);
+  });
+
   it('is released when the enqueue fails (503), so Shopify\'s retry of the delivery is queued', async () => {
     const store = new OrderStore({ database, redis, prefix });
     const released: string[][] = [];
@@ -99,7 +135,7 @@ describe('the atomic claim of a webhook id', () => {
       verify,
       claim: async (keys) => {
         const claim = await store.claimWebhook(keys);
-        return claim && { confirm: claim.confirm, release: async () => (released.push(keys), claim.release()) };
+        return claim && claim !== 'pending' ? { confirm: claim.confirm, release: async () => (released.push(keys), claim.release()) } : claim;
       },
       enqueue: async (job) => {
         if (failNext) {

@@ -60,6 +60,21 @@ describe('ShopSettingsStore', () => {
     await settings.redactShop(shop);
     expect(await settings.mappingVersions(shop)).toEqual([]);
   });
+
+  it("serves a merchant's own version only while the store is on its own print account (issue 22 item 5)", async () => {
+    const shop = 'own-map.myshopify.com';
+    // However it got there (a save racing an account change, data from before the editor checked), a merchant's
+    // version in force on the operator's account is not served: the files are.
+    await settings.pushMapping(shop, '# merchant', `${shop} user 1`, undefined);
+    expect((await settings.mappingPointers()).has(shop)).toBe(false);
+    await settings.setPrintAccount(shop, account('own'), undefined);
+    expect((await settings.mappingPointers()).get(shop)).toBe(1);
+    await settings.removePrintAccount(shop);
+    expect((await settings.mappingPointers()).has(shop)).toBe(false);
+    // A version the operator stored serves the store on either account.
+    await settings.pushMapping(shop, '# operator', 'operator', undefined);
+    expect((await settings.mappingPointers()).get(shop)).toBe(2);
+  });
 });
 
 describe('PrintAccounts', () => {
