@@ -1,5 +1,5 @@
-import { buildSchema, GraphQLError, type GraphQLSchema } from 'graphql';
-import { ADMIN_SDL } from './sdl.js';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { shopifyAdminSchema } from './admin-schema.js';
 import type {
   FulfillmentInput,
   FulfillmentOrderLineItemRecord,
@@ -26,8 +26,9 @@ export interface ResolverContext {
   store: StandInStore;
 }
 
+/** Shopify's own schema of the pinned version (admin-schema.ts); the resolvers below answer the part the app uses. */
 export function buildAdminSchema(): GraphQLSchema {
-  return buildSchema(ADMIN_SDL);
+  return shopifyAdminSchema();
 }
 
 const MAX_PAGE_SIZE = 250;

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import {
   execute,
   getOperationAST,
+  getVariableValues,
+  print,
   GraphQLError,
   parse,
   validate,
@@ -14,6 +16,7 @@ import { z } from 'zod';
 import { actualQueryCost, LeakyBucket, requestedQueryCost, SINGLE_QUERY_MAX_COST, type ThrottleStatus } from './cost.js';
 import { FaultPlan, type InjectedFailure } from './faults.js';
 import { buildAdminSchema, rootValue, type ResolverContext } from './resolvers.js';
+import { shopifyValidationError, shopifyVariableError } from './graphql-errors.js';
 import { isHoldReason, StandInHolds, StandInWebhooks, type HoldInput, type ReleaseInput, type ScheduleInput, type SentWebhook, type WebhookTarget } from './holds.js';
 import { seedOrder, SeedError } from './seed.js';
 import {
@@ -67,6 +70,10 @@ export interface RequestLogEntry {
   actualQueryCost: number | null;
   throttled: boolean;
   variables: Record<string, unknown> | null;
+  /** The GraphQL document as sent. */
+  document?: string;
+  /** Why Shopify's schema refused the document or its variables (nothing ran). */
+  refused?: string[];
 }
 
 export interface ManualFulfillmentInput {
@@ -372,6 +379,10 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       record(entry);
       sendJson(res, status, body, headers);
     };
+    const refuse = (errors: { message: string }[]) => {
+      entry.refused = errors.map((e) => e.message);
+      answer(200, { errors });
+    };
 
     const shop = admit(req, apiVersion, entry, answer);
     if (!shop) return;
@@ -388,10 +399,18 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     } catch (error) {
       return answer(200, { errors: [formatError(error)] });
     }
+    entry.document = body.data.query;
+    // Shopify's own schema of the pinned version (admin-schema.ts): a document or variables it would refuse are refused
+    // here in its words and shape, and nothing runs.
     const validationErrors = validate(schema, document);
-    if (validationErrors.length > 0) return answer(200, { errors: validationErrors.map((e) => e.toJSON()) });
+    if (validationErrors.length > 0) return refuse(validationErrors.map(shopifyValidationError));
     const operation = getOperationAST(document, body.data.operationName ?? undefined);
     if (!operation) return answer(200, { errors: [{ message: 'No operation named in the document, or several and no operationName.' }] });
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+    if (coerced.errors) {
+      const declared = new Map((operation.variableDefinitions ?? []).map((d) => [d.variable.name.value, print(d.type)]));
+      return refuse(coerced.errors.map((e) => shopifyVariableError(e, variables, (name) => declared.get(name))));
+    }
     entry.operation = `${operation.operation} ${operation.selectionSet.selections
       .map((s) => (s.kind === 'Field' ? s.name.value : '…'))
       .join(',')}`;

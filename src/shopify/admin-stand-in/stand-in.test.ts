@@ -120,10 +120,30 @@ describe('Admin GraphQL', () => {
     }
   });
 
-  it('reports fields outside the schema as GraphQL errors', async () => {
-    const answer = await gql('{ shop { name } }');
-    expect(answer.status).toBe(200);
-    expect(answer.json.errors[0].message).toContain('Cannot query field "shop"');
+  it("refuses a document or variables Shopify's schema refuses, in Shopify's words, and runs nothing", async () => {
+    standIn.seedOrder(SHOP, body());
+    const before = standIn.requests().length;
+    const field = await gql('query Q($id: ID!) { order(id: $id) { id notAField } }', { id: ORDER });
+    expect(field.status).toBe(200);
+    expect(field.json.data).toBeUndefined();
+    expect(field.json.errors).toEqual([
+      { message: "Field 'notAField' doesn't exist on type 'Order'", locations: [{ line: 1, column: 41 }], extensions: { code: 'undefinedField', typeName: 'Order', fieldName: 'notAField' } },
+    ]);
+    const argument = await gql('{ orders(first: 1, colour: "red") { nodes { id } } }');
+    expect(argument.json.errors[0]).toMatchObject({ message: "Field 'orders' doesn't accept argument 'colour'", extensions: { code: 'argumentNotAccepted' } });
+    const missing = await gql('{ order { id } }');
+    expect(missing.json.errors[0]).toMatchObject({ message: "Field 'order' is missing required arguments: id", extensions: { code: 'missingRequiredArguments' } });
+    const variable = await gql('query Q($first: Int!) { orders(first: $first) { nodes { id } } }', { first: 'ten' });
+    expect(variable.json.data).toBeUndefined();
+    expect(variable.json.errors[0]).toMatchObject({
+      message: 'Variable $first of type Int! was provided invalid value',
+      extensions: { code: 'INVALID_VARIABLE', value: 'ten', problems: [{ path: [], explanation: 'Could not coerce value "ten" to Int' }] },
+    });
+    // Nothing ran: no cost was charged for any of them.
+    expect(standIn.requests().slice(before).every((r) => r.requestedQueryCost === null && (r.refused?.length ?? 0) > 0)).toBe(true);
+    // A field of Shopify's schema the stand-in does not answer passes validation, as at Shopify, and says so.
+    const unanswered = await gql('{ shop { name } }');
+    expect(unanswered.json.errors[0].message).toMatch(/shop/);
   });
 
   it('puts the query cost and the bucket on every answer, refunding what the query did not use', async () => {
@@ -177,7 +197,8 @@ describe('Admin GraphQL', () => {
 
   it('throttles by the bucket alone when it is drained', async () => {
     await control('POST', '/throttle', { shop: SHOP, drainTo: 1 });
-    const answer = await gql('{ orders(first: 1) { nodes { id } } }');
+    // 252 points: seconds of refill away, however long the request takes to arrive.
+    const answer = await gql('{ orders(first: 250) { nodes { id } } }');
     expect(answer.json.errors[0].extensions.code).toBe('THROTTLED');
   });
 

@@ -1,0 +1,147 @@
+import '@shopify/shopify-api/adapters/node';
+import { readFileSync } from 'node:fs';
+import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
+import { parse, validate } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer } from '../../src/shopify/admin-api.js';
+import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/shopify/admin-stand-in/admin-schema.js';
+import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
+import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
+
+/**
+ * Issue 23: every GraphQL document print-bridge sends to Shopify, with the variables the app builds, sent to the
+ * stand-in, which validates it against Shopify's own Admin schema of the pinned version (not a hand-written copy).
+ * The list below is every operation of the Admin API module; a new call site without a line here fails the guard.
+ */
+const SHOP = 'documents.myshopify.com';
+const TOKEN = 'shpat_documents';
+const ORDER_GID = 'gid://shopify/Order/9007199254740993';
+const LINE_A = 'gid://shopify/LineItem/9007199254740995';
+
+/** Each operation the app sends, by the name the Admin API module gives it. */
+const OPERATIONS = [
+  'getOrderForFulfillment',
+  'getFulfillmentOrderOrder',
+  'createFulfillment',
+  'updateFulfillmentTracking',
+  'orderInShop',
+  'orderShows',
+  'showStatus',
+  'appendOrderNote (read)',
+  'appendOrderNote (write)',
+  'checkAccess',
+  'getOrderAsWebhookBody',
+  'getOrderAsWebhookBody (next page of line items)',
+  'listRecentOrders',
+  'latestOrders',
+] as const;
+
+const LARGE_GID = 'gid://shopify/Order/9007199254749999';
+
+function orderBody(lines: number, gid = ORDER_GID) {
+  return {
+    id: Number(gid.split('/').pop()),
+    admin_graphql_api_id: gid,
+    name: '#1001',
+    email: 'buyer@example.com',
+    created_at: '2026-11-20T10:00:00Z',
+    updated_at: '2026-11-20T10:00:00Z',
+    cancelled_at: null,
+    note: null,
+    tags: 'vip',
+    line_items: Array.from({ length: lines }, (_, i) => ({
+      id: 900719925474 + i,
+      admin_graphql_api_id: i === 0 && gid === ORDER_GID ? LINE_A : `gid://shopify/LineItem/${gid.split('/').pop()}${i}`,
+      name: `Item ${i}`,
+      title: `Item ${i}`,
+      sku: `SKU-${i}`,
+      quantity: 1,
+      current_quantity: 1,
+      fulfillable_quantity: 1,
+      requires_shipping: true,
+    })),
+  };
+}
+
+let standIn: AdminStandIn;
+let api: ShopifyAdminApi;
+beforeAll(async () => {
+  standIn = await startAdminStandIn({ accessTokens: { [SHOP]: TOKEN } });
+  const shopify = shopifyApi({ apiKey: 'k', apiSecretKey: 's', hostName: 'print-bridge.test', apiVersion: ApiVersion.January26, isEmbeddedApp: false, logger: { level: LogSeverity.Error } });
+  const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: TOKEN });
+  api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }) });
+});
+afterAll(() => standIn?.close());
+
+describe("the app's GraphQL documents against Shopify's schema", () => {
+  it(`sends every document with the variables it builds, and Shopify's ${ADMIN_SCHEMA_VERSION} schema accepts each`, async () => {
+    standIn.seedOrder(SHOP, orderBody(2));
+    // An order with more line items than one page, so the next-page document is sent too.
+    standIn.seedOrder(SHOP, orderBody(260, LARGE_GID));
+    const sent: string[] = [];
+    const run = async (name: (typeof OPERATIONS)[number], call: () => Promise<unknown>, requests = 1) => {
+      const before = standIn.requests().length;
+      await call();
+      expect(standIn.requests().length - before, name).toBeGreaterThanOrEqual(requests);
+      sent.push(name);
+    };
+
+    await run('checkAccess', () => api.checkAccess());
+    await run('orderInShop', () => api.orderInShop(ORDER_GID));
+    const order = await api.getOrderForFulfillment(ORDER_GID);
+    await run('getOrderForFulfillment', () => api.getOrderForFulfillment(ORDER_GID));
+    const fo = order!.fulfillmentOrders[0]!;
+    await run('getFulfillmentOrderOrder', () => api.getFulfillmentOrderOrder(fo.id));
+    const plan = planFulfillment(order!, [{ lineItemId: LINE_A, quantity: 1 }]);
+    let fulfillmentId = '';
+    await run('createFulfillment', async () => {
+      fulfillmentId = (await api.createFulfillment({ orderGid: ORDER_GID, fulfillmentOrders: plan.fulfillmentOrders, trackingInfo: { company: 'Royal Mail', number: 'RM1', url: 'https://track.example/RM1' }, notifyCustomer: true })).id;
+    });
+    await run('updateFulfillmentTracking', () => api.updateFulfillmentTracking(fulfillmentId, { company: 'UPS', number: '1Z9', url: 'https://ups.example/1Z9' }, false));
+    await run('orderShows', () => api.orderShows(ORDER_GID));
+    await run('showStatus', () => api.showStatus(ORDER_GID, { addTags: ['print-bridge:submitted'], removeTags: ['print-bridge:error'], status: { status: 'submitted', at: '2026-11-20T10:00:00Z' } }));
+    await run('appendOrderNote (read)', () => api.appendOrderNote(ORDER_GID, 'print-bridge: a line'), 2);
+    sent.push('appendOrderNote (write)');
+    await run('getOrderAsWebhookBody', () => api.getOrderAsWebhookBody(LARGE_GID), 2);
+    sent.push('getOrderAsWebhookBody (next page of line items)');
+    await run('listRecentOrders', () => api.listRecentOrders('2026-11-01T00:00:00Z'));
+    await run('latestOrders', () => api.latestOrders(5));
+    expect([...sent].sort()).toEqual([...OPERATIONS].sort());
+
+    // Every request the stand-in took was accepted by Shopify's schema, checked again here from the documents as sent.
+    const schema = shopifyAdminSchema();
+    const requests = standIn.requests().filter((r) => r.document);
+    expect(requests.length).toBeGreaterThanOrEqual(OPERATIONS.length);
+    for (const r of requests) {
+      expect(r.refused, r.document).toBeUndefined();
+      expect(validate(schema, parse(r.document!)).map((e) => e.message), r.document).toEqual([]);
+    }
+    const named = new Set(requests.map((r) => /(?:query|mutation)\s+(\w+)/.exec(r.document!)?.[1] ?? '(anonymous)'));
+    // The documents by their own names, as a reviewer would look for them in Shopify's logs.
+    expect([...named].sort()).toMatchInlineSnapshot(`
+      [
+        "(anonymous)",
+        "PrintBridgeFulfillmentCreate",
+        "PrintBridgeFulfillmentOrderOrder",
+        "PrintBridgeFulfillmentTrackingInfoUpdate",
+        "PrintBridgeLatestOrders",
+        "PrintBridgeOrderForFulfillment",
+        "PrintBridgeOrderInShop",
+        "PrintBridgeOrderNote",
+        "PrintBridgeOrderShows",
+        "PrintBridgeOrderUpdateNote",
+        "PrintBridgeRecentOrders",
+        "PrintBridgeShowStatus",
+        "orderAsWebhookBody",
+        "orderLineItemsPage",
+      ]
+    `);
+  });
+
+  it('a new call site of the Admin API module cannot go untested: every call is in the list above', () => {
+    const source = readFileSync(new URL('../../src/shopify/admin-api.ts', import.meta.url), 'utf8');
+    const calls = source.match(/this\.call\(/g) ?? [];
+    // OPERATIONS counts each request; the module has one call site per request kind (appendOrderNote reads and writes).
+    expect(calls.length).toBe(OPERATIONS.length);
+  });
+});
