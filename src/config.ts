@@ -244,8 +244,16 @@ export interface LoadConfigOptions {
   dotenvPath?: string | false;
 }
 
+/**
+ * The raw variables loadConfig parses: `.env` under the environment, and the Shopify CLI's names filling ours. For a
+ * caller that must know what was set, not what the defaults made of it (`start --dev`, src/app/dev.ts).
+ */
+export function readEnvironment(options: Pick<LoadConfigOptions, 'env' | 'dotenvPath'> = {}): Record<string, string | undefined> {
+  return withShopifyCliNames({ ...readDotenv(options.dotenvPath), ...(options.env ?? process.env) });
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): Config {
-  const env = withShopifyCliNames({ ...readDotenv(options.dotenvPath), ...(options.env ?? process.env) });
+  const env = readEnvironment(options);
   const parsed = configSchema.safeParse(env);
   const problems: string[] = [];
   if (!parsed.success) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../cli/errors.js';
-import { loadConfig, REQUIRED_FOR } from '../config.js';
+import type { Logger } from 'pino';
+import { type Config, loadConfig, readEnvironment, REQUIRED_FOR } from '../config.js';
 import { createLogger } from '../logger.js';
 import { normaliseShopDomain, ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
@@ -11,6 +12,7 @@ import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopifyAdminClients } from './shopify-effects.js';
 import { openAppDatabase } from '../db/open.js';
 import { startRuntime } from './runtime.js';
+import { prepareDevelopment, type Development } from './dev.js';
 import { registerShopSetupCommands } from './shops-cli.js';
 
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
@@ -22,20 +24,49 @@ export function registerAppCommands(program: Command): void {
   } as const;
 
   for (const [name, role] of Object.entries(roles)) {
-    program
-      .command(name)
-      .description(role.description)
-      .action(async () => {
-        const config = loadConfig({ require: REQUIRED_FOR.app });
-        const logger = createLogger({ level: config.LOG_LEVEL, name: `print-bridge-${name}` });
-        const runtime = await startRuntime({ config, roles: role, logger }).catch((error: Error) => {
-          throw new CliError(error.message);
+    const command = program.command(name).description(role.description);
+    if (name === 'start') {
+      command.option(
+        '--dev',
+        'development on this machine (`npm run dev`, which `shopify app dev` runs): fills what is not set — a private ' +
+          'Redis when none answers, ENCRYPTION_KEY and POSTBACK_TOKEN kept in DATA_DIR, and without PRINT_API_* the ' +
+          'local print-service emulator — each said in the log (docs/shopify-dev.md). Never in production.',
+      );
+    }
+    command.action(async (opts: { dev?: boolean }) => {
+      let config: Config;
+      let logger: Logger;
+      let dev: Development | undefined;
+      if (opts.dev) {
+        const raw = readEnvironment();
+        logger = createLogger({ level: loadConfig({ env: raw, dotenvPath: false }).LOG_LEVEL, name: `print-bridge-${name}` });
+        dev = await prepareDevelopment(raw, logger).catch((error: Error) => {
+          throw new CliError(`start --dev: ${error.message}`);
         });
-        const stop = (signal: string) => {
-          logger.info({ signal }, 'stopping: no new requests or jobs; running jobs finish');
-          // A second signal means the operator wants out now.
-          process.once(signal, () => process.exit(1));
-          void runtime.close().then(
+        try {
+          config = loadConfig({ env: { ...raw, ...dev.env }, dotenvPath: false, require: REQUIRED_FOR.app });
+        } catch (error) {
+          await dev.close();
+          throw error;
+        }
+      } else {
+        config = loadConfig({ require: REQUIRED_FOR.app });
+        logger = createLogger({ level: config.LOG_LEVEL, name: `print-bridge-${name}` });
+      }
+      const runtime = await startRuntime({ config, roles: role, logger }).catch(async (error: Error) => {
+        await dev?.close();
+        throw new CliError(error.message);
+      });
+      if (dev && runtime.url) dev.listening(runtime.url);
+      const stop = (signal: string) => {
+        logger.info({ signal }, 'stopping: no new requests or jobs; running jobs finish');
+        // A second signal means the operator wants out now.
+        process.once(signal, () => process.exit(1));
+        // In development the emulator stops first, so no postback arrives at an app that is stopping.
+        void (dev?.stopEmulator() ?? Promise.resolve())
+          .then(() => runtime.close())
+          .then(() => dev?.close())
+          .then(
             () => {
               logger.info('stopped');
               process.exit(0);
@@ -45,10 +76,10 @@ export function registerAppCommands(program: Command): void {
               process.exit(1);
             },
           );
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
   }
 
   const shops = program.command('shops').description("stores: custom-app tokens, each store's own print account, postback URL and mode");

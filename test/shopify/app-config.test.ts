@@ -86,7 +86,7 @@ describe('shopify.web.toml', () => {
     expect(web.roles).toEqual(expect.arrayContaining(['frontend', 'backend']));
     const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(web.commands.dev).toBe('npm run dev');
-    expect(scripts.dev).toContain('start');
+    expect(scripts.dev).toBe('node bin/print-bridge.js start --dev');
     const { loadConfig } = await import('../../src/config.js');
     const config = loadConfig({ dotenvPath: false, env: { SHOPIFY_APP_URL: 'https://tunnel.example.com', FRONTEND_PORT: '4567', SCOPES: 'read_orders,write_orders' } });
     expect(config).toMatchObject({ APP_URL: 'https://tunnel.example.com', PORT: 4567, SHOPIFY_SCOPES: ['read_orders', 'write_orders'] });
