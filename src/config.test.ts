@@ -18,6 +18,8 @@ describe('loadConfig', () => {
         'write_orders',
         'read_merchant_managed_fulfillment_orders',
         'write_merchant_managed_fulfillment_orders',
+        'write_fulfillments',
+        'write_assigned_fulfillment_orders',
       ],
     });
     expect(config.PRINT_API_BASE_URL).toBeUndefined();

@@ -62,8 +62,15 @@ const commaList = z.preprocess(
     .optional(),
 );
 
+/**
+ * Orders (read, and tags, notes and the status metafield written), the merchant-managed fulfillment orders the printer
+ * ships, and for fulfillment-service mode (docs/fulfillment.md): `write_fulfillments` (register the app's fulfillment
+ * service and its location) and `write_assigned_fulfillment_orders` (accept or reject the fulfillment requests Shopify
+ * sends it and fulfil them). A store that installed with fewer is asked again on its next visit (app/scopes_update
+ * records what it grants).
+ */
 export const DEFAULT_SHOPIFY_SCOPES =
-  'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders';
+  'read_orders,write_orders,read_merchant_managed_fulfillment_orders,write_merchant_managed_fulfillment_orders,write_fulfillments,write_assigned_fulfillment_orders';
 /** A current stable Admin API version; the app is tested against it. */
 /**
  * The Admin API version: the newest stable one the `@shopify/shopify-api` line in use knows, so upgrading the library

@@ -48,10 +48,17 @@ export class ShopSessions {
     const { accessToken, refreshToken } = await this.opened(session);
     const expiresAt = session.expires?.getTime();
     if (expiresAt !== undefined && refreshToken && expiresAt - Date.now() < REFRESH_MARGIN_MS) {
-      let refreshing = this.refreshing.get(shop);
+      // Keyed by the refresh token, and kept a minute after it succeeds: a caller that read the session before this
+      // refresh stored its successor gets the same answer instead of spending the used refresh token again.
+      const key = `${shop}\n${refreshToken}`;
+      let refreshing = this.refreshing.get(key);
       if (!refreshing) {
-        refreshing = this.refresh(shop, refreshToken).finally(() => this.refreshing.delete(shop));
-        this.refreshing.set(shop, refreshing);
+        refreshing = this.refresh(shop, refreshToken);
+        this.refreshing.set(key, refreshing);
+        refreshing.then(
+          () => setTimeout(() => this.refreshing.delete(key), 60_000).unref(),
+          () => this.refreshing.delete(key),
+        );
       }
       return refreshing;
     }
