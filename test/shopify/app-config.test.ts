@@ -13,7 +13,7 @@ import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 interface AppToml {
   application_url: string;
   auth?: { redirect_urls?: string[] };
-  webhooks: { api_version: string; subscriptions: { topics?: string[]; compliance_topics?: string[]; uri: string }[] };
+  webhooks: { api_version: string; subscriptions: { topics?: string[]; compliance_topics?: string[]; uri: string; filter?: string }[] };
 }
 
 const toml = parse(readFileSync(fileURLToPath(new URL('../../shopify.app.toml', import.meta.url)), 'utf8')) as unknown as AppToml;
@@ -68,6 +68,17 @@ describe('shopify.app.toml', () => {
     const res = await fetch(`${h.runtime.url}/?shop=${SHOP}&host=abc`, { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`/admin?shop=${SHOP}&host=abc`);
+  });
+
+  it('subscribes orders/updated with a filter (no edits of fulfilled orders) and asks for the scopes the app uses', async () => {
+    const updated = toml.webhooks.subscriptions.filter((s) => s.topics?.includes('orders/updated'));
+    expect(updated).toEqual([expect.objectContaining({ topics: ['orders/updated'], filter: '-fulfillment_status:fulfilled' })]);
+    const { DEFAULT_SHOPIFY_SCOPES } = await import('../../src/config.js');
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('smol-toml');
+    const scopes = (parse(readFileSync(new URL('../../shopify.app.toml', import.meta.url), 'utf8')) as { access_scopes: { scopes: string } }).access_scopes.scopes;
+    expect(scopes.split(',').sort()).toEqual(DEFAULT_SHOPIFY_SCOPES.split(',').sort());
+    expect(scopes).toContain('write_assigned_fulfillment_orders');
   });
 
   it('subscribes on the Admin API version the app uses, the newest the library knows', async () => {
