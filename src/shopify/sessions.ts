@@ -95,9 +95,11 @@ export class ShopSessions {
   /**
    * The store's offline access token, or undefined when the app is not installed there. An expiring token (token
    * exchange) is refreshed shortly before it runs out; one refresh per store at a time in this process, and a refresh
-   * another process did first is picked up instead of failing.
+   * another process did first is picked up instead of failing. `fresh` reads past the session cache.
    */
-  async accessToken(shop: string): Promise<string | undefined> {
+  async accessToken(shop: string, options: { fresh?: boolean } = {}): Promise<string | undefined> {
+    // fresh: read past the session cache (another process may have just replaced the token).
+    if (options.fresh) this.storage.forget(this.shopify.session.getOfflineId(shop));
     const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
     if (!session?.accessToken) return undefined;
     const { accessToken, refreshToken } = await this.opened(session);

@@ -1,6 +1,8 @@
 import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShopifyAdminClients } from '../../src/app/shopify-effects.js';
 import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
+import { shopifyApiFromConfig } from '../../src/shopify/shopify-api.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
 import { HARNESS_ENCRYPTION_KEY, type Harness, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 import { runBin } from '../helpers/run-cli.js';
@@ -141,6 +143,15 @@ describe('expiring offline tokens', () => {
       expect(session.refreshToken).toMatch(/^v1\./);
       expect(session.expires).toBeInstanceOf(Date);
     }
+    // A process that still had the old token (its session cache) is refused by Shopify once, reads the stored token
+    // again and goes on with the new one.
+    const stale = new ShopifyAdminClients(shopifyApiFromConfig(h.config), {
+      accessToken: (shop: string, options?: { fresh?: boolean }) => (options?.fresh ? h.runtime.sessions.accessToken(shop, options) : Promise.resolve('shpat_legacy_one')),
+    }, h.standIn.origin);
+    await (await stale.forShop(legacy[0]!)).checkAccess();
+    const checks = h.standIn.requests().filter((r) => r.shop === legacy[0] && !r.operation?.startsWith('oauth'));
+    expect(checks.map((r) => r.status)).toEqual([401, 200]);
+
     // The custom app's token: never sent to Shopify's token endpoint, still the one stored.
     expect(h.standIn.requests().filter((r) => r.shop === SHOP && r.operation?.startsWith('oauth'))).toEqual([]);
     expect(await h.runtime.sessions.accessToken(SHOP)).toBe(SHOP_TOKEN);
