@@ -294,10 +294,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
                       apiKey: config.SHOPIFY_API_KEY,
                       decodeSessionToken: (token) => shopify.session.decodeSessionToken(token),
                       ensureInstalled: async (shop, sessionToken) => {
-                        if (!(await sessions.needsToken(shop))) return;
+                        const need = await sessions.tokenNeed(shop);
+                        if (!need) return;
                         await sessions.exchangeSessionToken(shop, sessionToken);
                         await requestStore.markShopActive(shop);
-                        logger.info({ shop }, 'app installed: offline access token obtained by token exchange');
+                        if (need === 'non-expiring') logger.info({ shop }, 'non-expiring offline access token replaced by an expiring one (token exchange on the embedded open)');
+                        else logger.info({ shop, reason: need }, 'app installed: offline access token obtained by token exchange');
                       },
                     }
                   : undefined,

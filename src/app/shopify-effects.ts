@@ -3,7 +3,8 @@ import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
 import { JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer } from '../shopify/admin-api.js';
-import { createShopifyApiTransport } from '../shopify/admin/transport.js';
+import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
+import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
 
 /** Builds a store's Admin API client from its offline session; one pacer for the process sees each store's budget whole. */
@@ -24,19 +25,49 @@ export class ShopifyAdminClients {
     });
   }
 
+  /**
+   * The store's client with its stored token. A call Shopify refuses with 401/403 is sent once more when the stored
+   * token has changed meanwhile: another process replaced it (token exchange on an embedded open, `shops
+   * migrate-tokens`) and the old one stopped working while this process still had it (the session cache). Shopify
+   * runs nothing it refuses with 401, so the second send is safe for mutations too.
+   */
   async forShop(shop: string): Promise<ShopifyAdminApi> {
-    const token = await this.sessions?.accessToken(shop);
-    if (!token) {
+    const sessions = this.sessions;
+    const token = await sessions?.accessToken(shop);
+    if (!sessions || !token) {
       throw new ShopNotInstalledError(shop);
     }
-    return this.forToken(shop, token);
+    let current = { token, transport: this.transportFor(shop, token) };
+    const transport: AdminGraphqlTransport = {
+      shop,
+      request: async (operation, query, variables) => {
+        try {
+          return await current.transport.request(operation, query, variables);
+        } catch (error) {
+          if (!(error instanceof ShopifyUnauthorizedError)) throw error;
+          const stored = await sessions.accessToken(shop, { fresh: true }).catch(() => undefined);
+          if (!stored || stored === current.token) throw error;
+          current = { token: stored, transport: this.transportFor(shop, stored) };
+          return current.transport.request(operation, query, variables);
+        }
+      },
+    };
+    return this.apiOn(transport);
   }
 
   /** A client for a token not stored yet (`shops add` checks it with one call before storing it). */
   forToken(shop: string, token: string): ShopifyAdminApi {
+    return this.apiOn(this.transportFor(shop, token));
+  }
+
+  private transportFor(shop: string, token: string): AdminGraphqlTransport {
     const session = new Session({ id: this.shopify.session.getOfflineId(shop), shop, state: '', isOnline: false, accessToken: token });
+    return createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin });
+  }
+
+  private apiOn(transport: AdminGraphqlTransport): ShopifyAdminApi {
     const metrics = this.metrics;
-    return new ShopifyAdminApi(createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin }), {
+    return new ShopifyAdminApi(transport, {
       pacer: this.pacer,
       onCall: metrics ? ({ operation, outcome }) => metrics.shopifyCalls.inc({ operation, outcome }) : undefined,
     });

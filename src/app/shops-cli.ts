@@ -16,7 +16,9 @@ import { connectPrintAccount, postbackSetup, printAccountInput, pushMapping, rol
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
+import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { shopSetupDeps } from './shop-setup.js';
+import { migrateStoredTokens } from './token-migration.js';
 
 /**
  * The operator's side of a store's own set-up (DESIGN section 3): `shops list | print-account | postback-url | mode`
@@ -42,6 +44,30 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
         }
         process.stdout.write(table(rows));
       });
+    });
+
+  shops
+    .command('migrate-tokens')
+    .description("exchanges every stored non-expiring offline token (OAuth installs) for an expiring one; custom app tokens (shops add) are left as they are")
+    .option('--dry-run', 'only say which stores have a non-expiring token; nothing is sent to Shopify')
+    .action(async (opts: { dryRun?: boolean }) => {
+      const config = loadConfig({ require: ['SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET'] });
+      if (!config.ENCRYPTION_KEY?.length) throw new CliError('ENCRYPTION_KEY is not set: the stored tokens cannot be read or the new ones stored. Use the key the app runs with.');
+      configureAdminApiOrigin(config);
+      const database = await openAppDatabase(config).catch((error: Error) => {
+        throw new CliError(`Could not open the database: ${error.message}`);
+      });
+      try {
+        const report = await migrateStoredTokens(new ShopSessions(shopifyApiFromConfig(config), database, config.ENCRYPTION_KEY), { dryRun: opts.dryRun });
+        for (const line of report.lines) process.stdout.write(`${line}\n`);
+        process.stdout.write(`${report.summary}\n`);
+        if (opts.dryRun && report.left.length > 0) process.stdout.write('Run without --dry-run to exchange them (Shopify refuses non-expiring offline tokens of public apps from 1 January 2027).\n');
+        if (!opts.dryRun && report.left.length > 0) {
+          throw new CliError(`${report.left.length} store${report.left.length === 1 ? '' : 's'} still ${report.left.length === 1 ? 'has' : 'have'} a non-expiring token: ${report.left.join(', ')} (see above).`);
+        }
+      } finally {
+        await database.close().catch(() => undefined);
+      }
     });
 
   shops

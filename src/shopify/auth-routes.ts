@@ -5,7 +5,9 @@ import type { ShopSessions } from './sessions.js';
 
 /**
  * OAuth install with an offline access token (`GET /auth?shop=...`, `GET /auth/callback`). The library sets and
- * checks the state cookie and the HMAC of the callback; the session lands in Redis.
+ * checks the state cookie and the HMAC of the callback. The token asked for is an expiring one with a refresh token
+ * (`expiring=1`): Shopify refuses non-expiring offline tokens of public apps from 1 January 2027. The session (access
+ * and refresh token encrypted, expiry) lands in the database.
  */
 export function mountAuthRoutes(app: Express, deps: { shopify: Shopify; sessions: ShopSessions; logger: Logger }): void {
   app.get('/auth', async (req: Request, res: Response) => {
@@ -19,7 +21,7 @@ export function mountAuthRoutes(app: Express, deps: { shopify: Shopify; sessions
 
   app.get('/auth/callback', async (req: Request, res: Response) => {
     try {
-      const { session } = await deps.shopify.auth.callback({ rawRequest: req, rawResponse: res });
+      const { session } = await deps.shopify.auth.callback({ expiring: true, rawRequest: req, rawResponse: res });
       await deps.sessions.storeSession(session);
       deps.logger.info({ shop: session.shop }, 'app installed: offline session stored');
       const host = typeof req.query.host === 'string' ? req.query.host : undefined;

@@ -34,6 +34,11 @@ export class SessionTable implements SessionStorage {
     return true;
   }
 
+  /** Forgets the cached copy of a session: the next load reads the database. */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
   async loadSession(id: string): Promise<Session | undefined> {
     const now = Date.now();
     const cached = this.cache.get(id);

@@ -6,6 +6,30 @@ import { SessionTable } from './session-table.js';
 /** An expiring token is refreshed this long before it runs out. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 
+/** The `state` a custom app's token (`shops add`) is stored with; OAuth and token exchange store anything else. */
+export const CUSTOM_APP_STATE = 'custom-app';
+
+/**
+ * What kind of offline token a store has:
+ * - `custom-app`: registered with `shops add` (a custom app's token; Shopify's expiring-token rule does not apply);
+ * - `expiring`: from OAuth or token exchange, with a refresh token;
+ * - `non-expiring`: from OAuth or token exchange before expiring tokens were asked for; Shopify refuses these for
+ *   public apps from 1 January 2027, so it is replaced (next embedded open, or `shops migrate-tokens`).
+ */
+export type OfflineTokenKind = 'custom-app' | 'expiring' | 'non-expiring';
+
+export function offlineTokenKind(session: Session): OfflineTokenKind {
+  if (session.state === CUSTOM_APP_STATE) return 'custom-app';
+  return session.refreshToken || session.expires ? 'expiring' : 'non-expiring';
+}
+
+/** What `migrateToExpiring` did for a store. */
+export type TokenMigration =
+  | { kind: 'migrated'; expires?: Date; refreshTokenExpires?: Date }
+  | { kind: 'none' | 'custom-app' | 'expiring' }
+  /** Shopify refused the exchange (the token is revoked, the app uninstalled): only the merchant can reconnect. */
+  | { kind: 'refused'; reason: string };
+
 /**
  * Shopify sessions in the database (src/shopify/session-table.ts). The app only needs offline sessions: an access token per
  * store that the worker uses for Admin API calls, obtained by OAuth or registered with `shops add` for a custom app.
@@ -33,6 +57,37 @@ export class ShopSessions {
     return this.storage.offlineShops();
   }
 
+  /** The kind of the store's stored offline token, or undefined when none is stored. */
+  async tokenKind(shop: string): Promise<OfflineTokenKind | undefined> {
+    const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+    return session?.accessToken ? offlineTokenKind(session) : undefined;
+  }
+
+  /**
+   * Replaces a stored non-expiring offline token (OAuth or token exchange, never a custom app's) by an expiring one
+   * with a refresh token, with Shopify's token exchange of the old token (the library's `migrateToExpiringToken`).
+   * After it the old token no longer works at Shopify. A custom app's token and an expiring one are left alone.
+   * Shopify refusing (400/401) is answered as `refused`; anything else (an outage) is thrown, to be tried again: a
+   * retry with the same old token within seven days gets the same pair back, so an answer lost on the way is not lost.
+   */
+  async migrateToExpiring(shop: string): Promise<TokenMigration> {
+    const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+    if (!session?.accessToken) return { kind: 'none' };
+    const kind = offlineTokenKind(session);
+    if (kind !== 'non-expiring') return { kind };
+    const { accessToken } = await this.opened(session);
+    let migrated: Session;
+    try {
+      ({ session: migrated } = await this.shopify.auth.migrateToExpiringToken({ shop, nonExpiringOfflineAccessToken: accessToken }));
+    } catch (error) {
+      const status = (error as { response?: { code?: number } }).response?.code;
+      if (status === 400 || status === 401) return { kind: 'refused', reason: (error as Error).message };
+      throw error;
+    }
+    await this.storeEncrypted(migrated);
+    return { kind: 'migrated', expires: migrated.expires, refreshTokenExpires: migrated.refreshTokenExpires };
+  }
+
   private cipherOrUndefined(): SecretCipher | undefined {
     return this.encryptionKeys.length > 0 ? new SecretCipher(this.encryptionKeys) : undefined;
   }
@@ -40,9 +95,11 @@ export class ShopSessions {
   /**
    * The store's offline access token, or undefined when the app is not installed there. An expiring token (token
    * exchange) is refreshed shortly before it runs out; one refresh per store at a time in this process, and a refresh
-   * another process did first is picked up instead of failing.
+   * another process did first is picked up instead of failing. `fresh` reads past the session cache.
    */
-  async accessToken(shop: string): Promise<string | undefined> {
+  async accessToken(shop: string, options: { fresh?: boolean } = {}): Promise<string | undefined> {
+    // fresh: read past the session cache (another process may have just replaced the token).
+    if (options.fresh) this.storage.forget(this.shopify.session.getOfflineId(shop));
     const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
     if (!session?.accessToken) return undefined;
     const { accessToken, refreshToken } = await this.opened(session);
@@ -67,15 +124,23 @@ export class ShopSessions {
 
   /**
    * Whether the app must ask Shopify for an offline token for this store (token exchange): none stored, its scopes
-   * differ from the configured ones, or it can no longer be refreshed.
+   * differ from the configured ones, it is a non-expiring one (not a custom app's: Shopify refuses those of public
+   * apps from 1 January 2027), or it can no longer be refreshed.
    */
   async needsToken(shop: string): Promise<boolean> {
+    return (await this.tokenNeed(shop)) !== undefined;
+  }
+
+  /** Why the app must ask Shopify for an offline token for this store (see needsToken), or undefined. */
+  async tokenNeed(shop: string): Promise<'missing' | 'scopes changed' | 'non-expiring' | 'expired' | undefined> {
     const session = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
-    if (!session?.accessToken) return true;
-    if (session.isScopeChanged(this.shopify.config.scopes)) return true;
+    if (!session?.accessToken) return 'missing';
+    if (session.isScopeChanged(this.shopify.config.scopes)) return 'scopes changed';
+    if (offlineTokenKind(session) === 'non-expiring') return 'non-expiring';
     const now = Date.now();
-    if (session.refreshTokenExpires && session.refreshTokenExpires.getTime() <= now) return true;
-    return !session.refreshToken && session.expires !== undefined && session.expires.getTime() <= now;
+    if (session.refreshTokenExpires && session.refreshTokenExpires.getTime() <= now) return 'expired';
+    if (!session.refreshToken && session.expires !== undefined && session.expires.getTime() <= now) return 'expired';
+    return undefined;
   }
 
   /** app/scopes_update: the scopes Shopify now grants; tokens are left as stored (still sealed). */
@@ -174,7 +239,7 @@ export class ShopSessions {
     const session = new Session({
       id: this.shopify.session.getOfflineId(shop),
       shop,
-      state: 'custom-app',
+      state: CUSTOM_APP_STATE,
       isOnline: false,
       accessToken: token,
       scope: scopes.join(','),

@@ -93,8 +93,18 @@ export interface AdminStandIn {
   configureApp(app: StandInApp): void;
   /** The access token the stand-in accepts for a shop now (after an exchange or refresh, the newest). */
   accessTokenOf(shop: string): string | undefined;
-  /** Token exchanges answered with a token so far. */
+  /** Token exchanges (of session tokens) answered with a token so far. */
   tokenExchanges(): number;
+  /** Non-expiring offline tokens exchanged for expiring ones so far (Shopify's migration grant). */
+  tokenMigrations(): number;
+  /** Whether the stand-in issued this access token as an expiring one (with a refresh token). */
+  isExpiringToken(accessToken: string): boolean;
+  /**
+   * The merchant approves the install at Shopify's `/admin/oauth/authorize` address the app redirected to (its
+   * `https://<shop>/admin/oauth/authorize?...`): the app's `redirect_uri` with the signed `code`, as Shopify sends the
+   * browser back. Also answered over HTTP (`GET /admin/oauth/authorize`, 302).
+   */
+  approveInstall(authorizeUrl: string): string;
   /** Seeds an order from a webhook body (REST JSON); see seed.ts. */
   seedOrder(shop: string, body: unknown, options?: { replace?: boolean }): { order: OrderSnapshot; created: boolean };
   getOrder(shop: string, id: string): OrderSnapshot | undefined;
@@ -208,7 +218,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       : undefined;
   for (const [shop, token] of Object.entries(options.accessTokens ?? {})) store.registerShop(shop, token);
   const webhooks = new StandInWebhooks(options.webhooks);
-  const oauth = new StandInOAuth(options.app);
+  const oauth = new StandInOAuth(options.app, () => Date.now(), (shop) => store.accessTokenFor(shop));
   const holds = new StandInHolds(store, (webhook) => webhooks.send(webhook));
   const snapshotResult = (shop: string, orderId: string, result: Result<unknown>): Result<OrderSnapshot> =>
     result.ok ? { ok: true, value: store.snapshot(store.findOrder(shop, orderId)!) } : result;
@@ -234,6 +244,14 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     configureApp: (app) => oauth.configure(app),
     accessTokenOf: (shop) => store.accessTokenFor(shop),
     tokenExchanges: () => oauth.exchanged(),
+    tokenMigrations: () => oauth.migratedTokens(),
+    isExpiringToken: (token) => oauth.isExpiring(token),
+    approveInstall: (authorizeUrl) => {
+      const url = new URL(authorizeUrl);
+      const answer = oauth.authorize(normalizeShop(url.hostname), url.searchParams);
+      if ('error' in answer) throw new Error(answer.error);
+      return answer.location;
+    },
     seedOrder: (shop, body, seedOptions) => {
       const { order, created } = seedOrder(store, shop, body, seedOptions);
       return { order: store.snapshot(order), created };
@@ -285,6 +303,14 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       if (req.method !== 'POST') throw new HttpError(405, { errors: 'Method Not Allowed' });
       return handleGraphql(req, res, decodeURIComponent(graphqlPath[1]!));
     }
+    if (url.pathname === '/admin/oauth/authorize' && req.method === 'GET') {
+      const shop = shopOf(req);
+      if (!shop) throw new HttpError(404, { errors: 'Not Found (stand-in: no shop named by the X-Shopify-Shop-Domain or Host header)' });
+      const answer = oauth.authorize(shop, url.searchParams);
+      if ('error' in answer) throw new HttpError(400, { errors: answer.error });
+      res.writeHead(302, { location: answer.location }).end();
+      return;
+    }
     if (url.pathname === '/admin/oauth/access_token') {
       if (req.method !== 'POST') throw new HttpError(405, { errors: 'Method Not Allowed' });
       return handleOAuth(req, res);
@@ -293,7 +319,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     throw new HttpError(404, { errors: 'Not Found' });
   }
 
-  /** Token exchange and refresh (oauth.ts); a token issued becomes the one the shop's Admin API calls must carry. */
+  /** Code grant, token exchange, migration and refresh (oauth.ts); a token issued becomes the one the shop's Admin API calls must carry. */
   async function handleOAuth(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // An outage (failNext) reaches the token endpoint too.
     const failure = faults.takeFailure();
