@@ -12,7 +12,7 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       MAPPINGS_DIR: './mappings',
       LOG_LEVEL: 'info',
-      SHOPIFY_API_VERSION: '2026-07',
+      SHOPIFY_API_VERSION: '2026-10',
       SHOPIFY_SCOPES: [
         'read_orders',
         'write_orders',

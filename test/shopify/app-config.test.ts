@@ -81,11 +81,14 @@ describe('shopify.app.toml', () => {
     expect(scopes).toContain('write_assigned_fulfillment_orders');
   });
 
-  it('subscribes on the Admin API version the app uses, the newest the library knows', async () => {
+  it('subscribes on the Admin API version the app calls and the stand-in holds Shopify’s schema of', async () => {
     const { DEFAULT_SHOPIFY_API_VERSION } = await import('../../src/config.js');
-    const { ApiVersion } = await import('@shopify/shopify-api');
+    const { ADMIN_SCHEMA_VERSION, schemaFile } = await import('../../src/shopify/admin-stand-in/admin-schema.js');
+    const { existsSync } = await import('node:fs');
+    expect(DEFAULT_SHOPIFY_API_VERSION).toBe('2026-10');
     expect(toml.webhooks.api_version).toBe(DEFAULT_SHOPIFY_API_VERSION);
-    expect(DEFAULT_SHOPIFY_API_VERSION).toBe(Object.values(ApiVersion).filter((v) => /^\d{4}-\d{2}$/.test(v)).sort().at(-1));
+    expect(ADMIN_SCHEMA_VERSION).toBe(DEFAULT_SHOPIFY_API_VERSION);
+    expect(existsSync(schemaFile(DEFAULT_SHOPIFY_API_VERSION))).toBe(true);
   });
 });
 

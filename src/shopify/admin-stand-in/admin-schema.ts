@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { buildClientSchema, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { PINNED_ADMIN_API_VERSION } from '../api-version.js';
 
 /**
  * Shopify's own Admin GraphQL schema, as Shopify publishes it (the introspection `@shopify/dev-mcp` ships, committed
@@ -10,7 +11,7 @@ import { buildClientSchema, type GraphQLSchema, type IntrospectionQuery } from '
  */
 
 /** The Admin API version the app is pinned to and the stand-in's schema is Shopify's of. */
-export const ADMIN_SCHEMA_VERSION = '2026-10';
+export const ADMIN_SCHEMA_VERSION = PINNED_ADMIN_API_VERSION;
 
 export const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url));
 
