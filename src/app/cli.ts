@@ -28,14 +28,12 @@ export function registerAppCommands(program: Command): void {
       .action(async () => {
         const config = loadConfig({ require: REQUIRED_FOR.app });
         const logger = createLogger({ level: config.LOG_LEVEL, name: `print-bridge-${name}` });
-        const runtime = await startRuntime({ config, roles: role, logger }).catch((error: Error) => {
-          throw new CliError(error.message);
-        });
+        const started = startRuntime({ config, roles: role, logger });
         const stop = (signal: string) => {
           logger.info({ signal }, 'stopping: no new requests or jobs; running jobs finish');
           // A second signal means the operator wants out now.
           process.once(signal, () => process.exit(1));
-          void runtime.close().then(
+          void started.then((runtime) => runtime.close()).then(
             () => {
               logger.info('stopped');
               process.exit(0);
@@ -46,8 +44,17 @@ export function registerAppCommands(program: Command): void {
             },
           );
         };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
+        // Listening before the start-up ends: `docker stop` right after "worker: taking jobs" (logged inside the
+        // start-up) stops it cleanly instead of killing it; a start-up that fails ends the command with its message.
+        const onTerm = () => stop('SIGTERM');
+        const onInt = () => stop('SIGINT');
+        process.once('SIGTERM', onTerm);
+        process.once('SIGINT', onInt);
+        await started.catch((error: Error) => {
+          process.off('SIGTERM', onTerm);
+          process.off('SIGINT', onInt);
+          throw new CliError(error.message);
+        });
       });
   }
 
