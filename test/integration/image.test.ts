@@ -12,7 +12,8 @@ import { testRedis } from '../helpers/redis.js';
  * Issue 23, "the image builds and runs", without a Docker daemon: the Dockerfile's stages carried out in folders from
  * the build context a clean clone sends (`git ls-files` less .dockerignore, by Docker's rules), then docs/deploy.md's
  * `docker run` commands run in the image's tree through its ENTRYPOINT and CMD. `npm run docker:check` does the same
- * with Docker where it runs. About 30 to 60 s, most of it `npm ci` twice (from npm's cache) and `npm run build`.
+ * with Docker where it runs. About a minute (54 s alone on a 2-core machine), most of it `npm ci` twice (from npm's
+ * cache) and `npm run build`.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const IMAGE = 'print-bridge';
@@ -189,6 +190,16 @@ describe('the Docker image, built from a clean clone without Docker', () => {
     );
     const out = await run(process.execPath, [check], { cwd: hostPath(image, '.'), env: { PATH: process.env.PATH ?? '', ...image.env } });
     expect(JSON.parse(out)).toEqual({ sku: 'A5-SOFTCOVER' });
+  });
+
+  it("has npm run docker:check run docs/deploy.md's commands too, with Docker", () => {
+    const script = readFileSync(join(ROOT, 'scripts/docker-check.sh'), 'utf8');
+    const checked = script
+      .split('\n')
+      .filter((line) => /\bdocker run\b.*"\$IMAGE"/.test(line) && !line.trimStart().startsWith('echo'))
+      .map((line) => ({ detached: /\s-d\s/.test(line), volume: line.includes(':/app/data'), args: /"\$IMAGE"([^)"]*)/.exec(line)![1]!.trim() }));
+    expect(checked).toEqual(docsRuns().map((r) => ({ detached: r.detached, volume: r.volume, args: r.args.join(' ') })));
+    expect(script).toContain('docker build -t "$IMAGE" .');
   });
 
   it("runs docs/deploy.md's commands through the image's ENTRYPOINT: db migrate, start, web and worker", async () => {
