@@ -53,18 +53,15 @@ export function registerAppCommands(program: Command): void {
         config = loadConfig({ require: REQUIRED_FOR.app });
         logger = createLogger({ level: config.LOG_LEVEL, name: `print-bridge-${name}` });
       }
-      const runtime = await startRuntime({ config, roles: role, logger }).catch(async (error: Error) => {
-        await dev?.close();
-        throw new CliError(error.message);
-      });
-      if (dev && runtime.url) dev.listening(runtime.url);
+      const started = startRuntime({ config, roles: role, logger });
       const stop = (signal: string) => {
         logger.info({ signal }, 'stopping: no new requests or jobs; running jobs finish');
         // A second signal means the operator wants out now.
         process.once(signal, () => process.exit(1));
         // In development the emulator stops first, so no postback arrives at an app that is stopping.
         void (dev?.stopEmulator() ?? Promise.resolve())
-          .then(() => runtime.close())
+          .then(() => started)
+          .then((runtime) => runtime.close())
           .then(() => dev?.close())
           .then(
             () => {
@@ -77,8 +74,19 @@ export function registerAppCommands(program: Command): void {
             },
           );
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      // Listening before the start-up ends: `docker stop` right after "worker: taking jobs" (logged inside the
+      // start-up) stops it cleanly instead of killing it; a start-up that fails ends the command with its message.
+      const onTerm = () => stop('SIGTERM');
+      const onInt = () => stop('SIGINT');
+      process.once('SIGTERM', onTerm);
+      process.once('SIGINT', onInt);
+      const runtime = await started.catch(async (error: Error) => {
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
+        await dev?.close();
+        throw new CliError(error.message);
+      });
+      if (dev && runtime.url) dev.listening(runtime.url);
     });
   }
 

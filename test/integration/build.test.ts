@@ -72,7 +72,9 @@ describe('the production build', () => {
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/healthz/m);
-    expect(dockerfile).toMatch(/CMD \["node", "bin\/print-bridge\.js", "start"\]/);
+    // The image is the command line: `docker run IMAGE web` runs `print-bridge web`, and nothing after the name, `start`.
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/print-bridge\.js"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["start"\]$/m);
     for (const copied of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)) {
       expect(existsSync(join(ROOT, copied[1]!)), copied[1]).toBe(true);
     }
