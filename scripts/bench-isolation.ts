@@ -35,6 +35,7 @@ import { signedHeaders } from './bench-webhooks.js';
 import {
   appEnv,
   benchMapping,
+  benchMappingYaml,
   benchOrder,
   BIN,
   cleanupPrefix,
@@ -72,21 +73,7 @@ const API_KEY = 'bench-key'; // appEnv's SHOPIFY_API_KEY: the session token's au
 
 // The slow mapping of the integration test: about 5 s for one order unbounded, stopped at the 1 s budget.
 const CHAIN = Array.from({ length: 3000 }, () => 'sort_natural | reverse').join(' | ');
-const SLOW_MAPPING = `shops: ["*"]
-destination: demo-printer
-order:
-  sourceOrderId: "{% assign x = order.note | split: ',' | ${CHAIN} %}slow-{{ order.order_number }}-{{ x | size }}"
-submit: { on: orders/paid, holdMinutes: 0, validate: false }
-shipments:
-  carrier: { alias: standard }
-  returnAddress: { name: "Acme Returns", address1: "1 Mill Lane", town: "Leeds", postcode: "LS1 1AA", isoCountry: GB }
-products:
-  - match: { sku: "BOOK-*" }
-    sku: "{{ line.sku }}"
-    components:
-      - { code: cover, path: "https://files.example.com/{{ line.sku }}/cover.pdf" }
-      - { code: text, path: "https://files.example.com/{{ line.sku }}/text.pdf" }
-`;
+const SLOW_MAPPING = benchMappingYaml({ order: `  sourceOrderId: "{% assign x = order.note | split: ',' | ${CHAIN} %}slow-{{ order.order_number }}-{{ x | size }}"` });
 const LONG_NOTE = Array.from({ length: 1000 }, (_, i) => `${'a'.repeat(1000)}${i}`).join(',');
 
 /** A Shopify session token (App Bridge's id_token): HS256 with the app's secret, valid a minute (test/admin/helpers.ts). */

@@ -29,13 +29,11 @@ export function schemaOf(prefix: string): string {
   return prefix.replace(/[^a-z0-9]+/gi, '_').replace(/^_+|_+$/g, '').toLowerCase();
 }
 
-export function benchMapping(options: { validate?: boolean } = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pb-bench-mappings-'));
-  writeFileSync(
-    join(dir, 'default.yaml'),
-    `shops: ["*"]
+/** The benchmarks' mapping: every BOOK-* line prints as itself with a cover and a text; `order` adds order-level keys. */
+export function benchMappingYaml(options: { validate?: boolean; order?: string } = {}): string {
+  return `shops: ["*"]
 destination: demo-printer
-submit: { on: orders/paid, holdMinutes: 0, validate: ${options.validate ?? false} }
+${options.order ? `order:\n${options.order}\n` : ''}submit: { on: orders/paid, holdMinutes: 0, validate: ${options.validate ?? false} }
 shipments:
   carrier: { alias: standard }
   returnAddress: { name: "Acme Returns", address1: "1 Mill Lane", town: "Leeds", postcode: "LS1 1AA", isoCountry: GB }
@@ -45,8 +43,12 @@ products:
     components:
       - { code: cover, path: "https://files.example.com/{{ line.sku }}/cover.pdf" }
       - { code: text, path: "https://files.example.com/{{ line.sku }}/text.pdf" }
-`,
-  );
+`;
+}
+
+export function benchMapping(options: { validate?: boolean } = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-bench-mappings-'));
+  writeFileSync(join(dir, 'default.yaml'), benchMappingYaml(options));
   return dir;
 }
 
