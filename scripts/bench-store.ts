@@ -27,7 +27,7 @@ import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { OrderStore } from '../src/bridge/order-store.js';
-import { ORDER_STATUSES, type OrderStatus } from '../src/bridge/status.js';
+import { ORDER_STATUSES, type OrderStatus } from '../src/orders/status.js';
 import { openDatabase } from '../src/db/database.js';
 import { createQueues } from '../src/queue/queues.js';
 import { freePort } from '../test/helpers/private-redis.js';

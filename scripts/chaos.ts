@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { openDatabase } from '../src/db/database.js';
 import { OrderStore } from '../src/bridge/order-store.js';
-import { ORDER_STATUSES } from '../src/bridge/status.js';
+import { ORDER_STATUSES } from '../src/orders/status.js';
 import { demoTriggers } from '../src/emulator/demo-triggers.js';
 import { createQueues } from '../src/queue/queues.js';
 import { signedHeaders } from './bench-webhooks.js';

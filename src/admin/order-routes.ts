@@ -10,7 +10,7 @@ import {
   resubmitOrder,
   retryOrder,
 } from '../bridge/operator-actions.js';
-import { ORDER_STATUSES, type OrderStatus } from '../bridge/status.js';
+import { ORDER_STATUSES, type OrderStatus } from '../orders/status.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { isCurrentFailure } from './failed-jobs.js';
 import type { AdminContext } from './router.js';

@@ -1,5 +1,6 @@
-import type { HistoryEntry, OrderLink, Problem, UnreadablePostback } from '../bridge/order-store.js';
-import type { OrderStatus } from '../bridge/status.js';
+import type { HistoryEntry, OrderLink, Problem } from '../orders/model.js';
+import type { UnreadablePostback } from '../bridge/order-store.js';
+import type { OrderStatus } from '../orders/status.js';
 import { html, type Html, trusted } from './html.js';
 import { dataTable, submitButton, textArea, textField } from './fields.js';
 import { ADMIN_CSS } from './styles.js';

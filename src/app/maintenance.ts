@@ -5,7 +5,7 @@ import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../bridge/reconcile.js';
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
 import type { Config } from '../config.js';
-import type { OrderStatus } from '../bridge/status.js';
+import type { OrderStatus } from '../orders/status.js';
 import type { Metrics } from '../metrics.js';
 import { enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues, retryFailedJob } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';

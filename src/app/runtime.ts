@@ -10,7 +10,7 @@ import type { BridgeDeps } from '../bridge/ports.js';
 import { type Config, printApiSettings } from '../config.js';
 import { MappingRegistry } from '../mapping/registry.js';
 import { Metrics } from '../metrics.js';
-import { ORDER_STATUSES } from '../bridge/status.js';
+import { ORDER_STATUSES } from '../orders/status.js';
 import { formatFileProblem } from '../mapping/errors.js';
 import { PrintServiceClient } from '../print-service/client.js';
 import { PrintAccounts } from '../shops/print-accounts.js';

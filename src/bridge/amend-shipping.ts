@@ -5,7 +5,7 @@ import { isOrderOfShop, refuseNotInShop } from './cancel-print-order.js';
 import { OrderBusyError, OrderDataMissingError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
 import type { BridgeDeps } from './ports.js';
-import { isSubmittedStatus } from './status.js';
+import { isSubmittedStatus } from '../orders/status.js';
 
 export type AmendOutcome =
   | { kind: 'amended'; shipments: number[] }

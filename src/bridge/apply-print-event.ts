@@ -7,10 +7,11 @@ import { ShopifyUserError, type OrderForFulfillment, type TrackingInfo } from '.
 import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../shopify/fulfillment-plan.js';
 import { OrderBusyError } from './errors.js';
 import { recordHoldWait, waitingShipments, type ScheduleHoldRecheck } from './fulfillment-holds.js';
-import type { OrderLink, OrderStore, Problem, ShipmentLink } from './order-store.js';
+import type { OrderLink, Problem, ShipmentLink } from '../orders/model.js';
+import type { OrderStore } from './order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
 import { isSettling, syncOrderToShopify } from './shopify-sync.js';
-import { canMove, type OrderStatus } from './status.js';
+import { canMove, type OrderStatus } from '../orders/status.js';
 
 /**
  * Applies one print-service event to the order link and to Shopify. Jobs are at-least-once and events come in any

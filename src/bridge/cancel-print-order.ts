@@ -2,10 +2,10 @@ import { moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import { isServiceError } from '../print-service/client.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print-service/errors.js';
 import { OrderBusyError } from './errors.js';
-import type { OrderLink } from './order-store.js';
+import type { OrderLink } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
 import { ORDERS_VISIBLE_DAYS } from '../orders/model.js';
-import { canMove, isSubmittedStatus } from './status.js';
+import { canMove, isSubmittedStatus } from '../orders/status.js';
 
 export type CancelOutcome =
   | { kind: 'cancelled'; atPrinter: boolean }

@@ -6,9 +6,9 @@ import type { WebhookJob, WebhookJobData } from '../queue/queues.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
 import { parseFulfillmentOrderWebhook, type FulfillmentOrderTopic } from './fulfillment-order-changed.js';
-import type { Mutation, OrderLink } from './order-store.js';
+import { normaliseTime, type Mutation, type OrderLink } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
-import { canMove, isSubmittedStatus } from './status.js';
+import { canMove, isSubmittedStatus } from '../orders/status.js';
 import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from './waiting-orders.js';
 
 export type WebhookOutcome =
@@ -125,7 +125,7 @@ async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<We
     let next: OrderLink = {
       ...base,
       orderName: order.name ?? base.orderName,
-      shopifyUpdatedAt: isNewest ? normalise(updatedAt) : base.shopifyUpdatedAt,
+      shopifyUpdatedAt: isNewest ? normaliseTime(updatedAt) : base.shopifyUpdatedAt,
       topics,
     };
     const history: Mutation['history'] = [{ event: `${job.topic} received`, source: 'shopify' as const, detail: `webhook ${job.webhookId}` }];
@@ -292,9 +292,4 @@ export function shippingAddressHash(order: Pick<OrderWebhook, 'shipping_address'
     ? [a.name, a.company, a.address1, a.address2, a.city, a.zip, a.province, a.province_code, a.country_code, a.phone]
     : ['(none)'];
   return createHash('sha256').update(JSON.stringify(fields.map((f) => f ?? ''))).digest('hex').slice(0, 16);
-}
-
-function normalise(value: string): string {
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
 }

@@ -6,12 +6,10 @@ import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryE
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
 import type { WebhookClaim } from '../shopify/webhook-intake.js';
-import type { OrderStatus } from './status.js';
+import type { OrderStatus } from '../orders/status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WebhookBodies } from './webhook-bodies.js';
 
-export type { HistoryEntry, HoldWait, Mutation, OrderLink, Problem, ShipmentLineItem, ShipmentLink } from '../orders/model.js';
-export { normaliseTime } from '../orders/model.js';
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
 

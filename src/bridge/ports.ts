@@ -3,7 +3,8 @@ import type { PrintServiceClient } from '../print-service/client.js';
 import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from '../shopify/admin-api.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
-import type { OrderStore, ShipmentLineItem } from './order-store.js';
+import type { ShipmentLineItem } from '../orders/model.js';
+import type { OrderStore } from './order-store.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
 
 /**

@@ -3,9 +3,10 @@ import type { PrintEvent } from '../print-service/postback.js';
 import { printEventHash } from '../print-service/postback.js';
 import { type OrderRecord, printStatusWord } from '../print-service/schema.js';
 import type { PrintEventJob } from '../queue/queues.js';
-import type { OrderLink, OrderStore } from './order-store.js';
+import type { OrderLink } from '../orders/model.js';
+import type { OrderStore } from './order-store.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
-import type { OrderStatus } from './status.js';
+import type { OrderStatus } from '../orders/status.js';
 
 /**
  * Postbacks can be lost (a trigger switched off, a receiver down for longer than the service retries). Orders that

@@ -3,7 +3,7 @@ import { blankOrder, type OrderLink } from '../orders/model.js';
 import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
 import { TAGS } from './ports.js';
 import { statusChange, statusValue, syncOrderToShopify } from './shopify-sync.js';
-import type { OrderStatus } from './status.js';
+import type { OrderStatus } from '../orders/status.js';
 
 const SHOP = 'sync.myshopify.com';
 const ORDER = 'gid://shopify/Order/1';

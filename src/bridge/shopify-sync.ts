@@ -1,9 +1,9 @@
 import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
-import type { OrderLink } from './order-store.js';
+import type { OrderLink } from '../orders/model.js';
 import { canonical } from './own-writes.js';
 import { type StatusShowing, TAGS } from './ports.js';
 import type { OrderStore } from './order-store.js';
-import type { OrderStatus } from './status.js';
+import type { OrderStatus } from '../orders/status.js';
 
 /**
  * What a Shopify order shows of its print status (its print-bridge tags and the `$app:print_status` metafield) is

@@ -1,14 +1,14 @@
 import { claimNamespace, ORDERS_VISIBLE_DAYS } from '../orders/model.js';
-import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
+import { beginSubmission, clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
 import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
 import { MappingProblemsError, OrderBusyError, OrderDataMissingError, OrderNotInShopYetError, OrderUnconfirmedError, PrintRefusedError } from './errors.js';
 import { shippingAddressHash } from './handle-webhook.js';
-import type { OrderLink, Problem } from './order-store.js';
+import type { OrderLink, Problem } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
-import { canMove, isSubmittedStatus } from './status.js';
+import { canMove, isSubmittedStatus } from '../orders/status.js';
 import { noMappingProblem, noPrintAccountProblem, storeNotConnectedProblem, testModeProblem, WAIT_KINDS } from './waiting-orders.js';
 import type { PrintSetup } from '../shops/print-accounts.js';
 import type { PrintServicePort } from './ports.js';
@@ -143,12 +143,11 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   // Recorded before the create: if this process dies after sending, the next run knows to ask first.
   const { link: submitting } = await deps.store.update(shop, orderId, (current) => {
     if (!current || current.status === 'cancelled' || isSubmittedStatus(current.status)) return undefined;
-    const at = deps.clock().toISOString();
+    const begun = beginSubmission(current, deps.clock().toISOString());
+    if (!begun) return undefined;
     return {
       link: {
-        ...current,
-        status: 'submitting',
-        statusAt: current.status === 'submitting' ? current.statusAt : at,
+        ...begun,
         sourceOrderId,
         submitAttempts: current.submitAttempts + 1,
         shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),

@@ -1,4 +1,4 @@
-import type { OrderStatus } from '../bridge/status.js';
+import type { OrderStatus } from '../orders/status.js';
 import type { Expectation } from './scenarios.js';
 import type { Observation } from './verify.js';
 

@@ -1,5 +1,5 @@
-import type { OrderLink } from '../bridge/order-store.js';
-import type { OrderStatus } from '../bridge/status.js';
+import type { OrderLink } from '../orders/model.js';
+import type { OrderStatus } from '../orders/status.js';
 import { demoMappingYaml } from './mapping.js';
 import {
   ADDRESSES,

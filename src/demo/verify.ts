@@ -1,4 +1,4 @@
-import type { OrderStatus } from '../bridge/status.js';
+import type { OrderStatus } from '../orders/status.js';
 import type { OrderRecord as PrinterRecord, ShipmentRecord, StoredOrder } from '../emulator/store.js';
 import type { DemoScenario, Expectation } from './scenarios.js';
 import type { DemoStack } from './stack.js';

@@ -1,4 +1,4 @@
-import type { OrderStatus } from '../bridge/status.js';
+import type { OrderStatus } from './status.js';
 
 /**
  * The order: what the app knows of one Shopify order and its print order. Storage lives elsewhere

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blankOrder, type OrderLink } from './model.js';
-import { about, clearProblems, markShipmentApplied, markShipmentFulfilled, markShipmentShipped, moveTo, ofKind, replaceProblems, setProblem, settleIn } from './transitions.js';
+import { about, beginSubmission, clearProblems, markShipmentApplied, markShipmentFulfilled, markShipmentShipped, moveTo, ofKind, replaceProblems, setProblem, settleIn } from './transitions.js';
 
 const AT = '2026-11-24T10:00:00.000Z';
 const LATER = '2026-11-24T11:00:00.000Z';
@@ -25,6 +25,14 @@ describe('the order model', () => {
     expect(moveTo(moved.link, 'received', LATER)).toEqual({ link: moved.link, moved: false });
     expect(moveTo(order({ status: 'shipped' }), 'cancelled', LATER).moved).toBe(false);
     expect(settleIn(order({ status: 'held', statusAt: AT }), 'held', LATER)).toMatchObject({ moved: true, link: { statusAt: AT } });
+  });
+
+  it('begins a submission from every status one may start from, keeping the time of a repeat, and from no other', () => {
+    for (const status of ['pending', 'waiting', 'held', 'error', 'not-printed'] as const) {
+      expect(beginSubmission(order({ status }), LATER), status).toMatchObject({ status: 'submitting', statusAt: LATER });
+    }
+    expect(beginSubmission(order({ status: 'submitting', statusAt: AT }), LATER)).toMatchObject({ status: 'submitting', statusAt: AT });
+    for (const status of ['submitted', 'received', 'shipped', 'cancelled'] as const) expect(beginSubmission(order({ status }), LATER), status).toBeUndefined();
   });
 
   it('replaces, sets and clears problems by kind and subject', () => {

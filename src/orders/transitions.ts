@@ -1,4 +1,4 @@
-import { canMove, type OrderStatus } from '../bridge/status.js';
+import { canMove, type OrderStatus } from './status.js';
 import type { Carrier, OrderLink, Problem, ShipmentLink } from './model.js';
 
 /**
@@ -20,6 +20,15 @@ export function moveTo(link: OrderLink, status: OrderStatus, at: string): { link
 export function settleIn(link: OrderLink, status: OrderStatus, at: string): { link: OrderLink; moved: boolean } {
   if (link.status === status) return { link, moved: true };
   return moveTo(link, status, at);
+}
+
+/**
+ * A create is (or may be) in flight: the order enters `submitting` from any status a submission may start from
+ * (canMove); a repeat of the step keeps the time it first entered. Undefined when the order may not be submitted.
+ */
+export function beginSubmission(link: OrderLink, at: string): OrderLink | undefined {
+  const { link: next, moved } = settleIn(link, 'submitting', at);
+  return moved ? next : undefined;
 }
 
 /** Drops the problems `drop` selects. */

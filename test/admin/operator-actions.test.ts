@@ -1,8 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { cancelOrderByOperator, type FailedJob, type OperatorActionDeps, resubmitOrder, retryOrder } from '../../src/bridge/operator-actions.js';
-import { type OrderLink, OrderStore } from '../../src/bridge/order-store.js';
+import type { OrderLink } from '../../src/orders/model.js';
+import { OrderStore } from '../../src/bridge/order-store.js';
 import type { MapOutcome, PrintServicePort } from '../../src/bridge/ports.js';
-import type { OrderStatus } from '../../src/bridge/status.js';
+import type { OrderStatus } from '../../src/orders/status.js';
 import { silentLogger } from '../../src/logger.js';
 import type { OrderRecord, PrintOrder } from '../../src/print-service/schema.js';
 import { FakePrintAccounts, FakeScheduler } from '../helpers/bridge-fakes.js';

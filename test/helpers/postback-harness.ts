@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import type { Redis } from 'ioredis';
-import type { OrderLink, ShipmentLineItem } from '../../src/bridge/order-store.js';
+import type { OrderLink, ShipmentLineItem } from '../../src/orders/model.js';
 import type { Database } from '../../src/db/database.js';
 import { OrderStore } from '../../src/bridge/order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from '../../src/bridge/ports.js';
