@@ -15,6 +15,26 @@ export default tseslint.config(
     },
   },
   {
+    // Layers (issue 24): the order model is the bottom one and knows nothing of the use cases, queues, pages, Shopify
+    // or the test doubles above it.
+    files: ['src/orders/**/*.ts'],
+    ignores: ['src/orders/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // Pure readers (../shopify/json.js, the lossless JSON parser) stay allowed; anything that talks to Shopify does not.
+              group: ['../bridge/*', '../queue/*', '../app/*', '../admin/*', '../web/*', '../demo/*', '../emulator/*', '../print-service/client*', '../shopify/admin*', '../shopify/sessions*', '../shopify/auth*', '../shopify/webhook*'],
+              message: 'src/orders/ is the order model: it imports nothing from the layers above it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
