@@ -35,6 +35,18 @@ export default tseslint.config(
     },
   },
   {
+    // The use cases take their dependencies as ports (src/bridge/ports.ts) and their jobs (src/bridge/jobs.ts): they
+    // import nothing from the queues, the composition root, the pages or the web routes that call them.
+    files: ['src/bridge/**/*.ts'],
+    ignores: ['src/bridge/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/queue/*', '**/app/*', '**/admin/*', '**/web/*'], message: 'src/bridge/ (use cases) imports nothing from the layers that call it.' }] },
+      ],
+    },
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
 import { printEventHash } from '../print-service/postback.js';
 import { type OrderRecord, printStatusWord } from '../print-service/schema.js';
-import type { PrintEventJob } from '../queue/queues.js';
+import type { PrintEventJob } from './jobs.js';
 import type { OrderLink } from '../orders/model.js';
 import type { OrderStore } from './order-store.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { WebhookJob } from '../queue/queues.js';
+import type { WebhookJob } from './jobs.js';
 import type { OrderStore } from './order-store.js';
 
 /**

@@ -5,7 +5,7 @@ import { printStatusWord } from '../print-service/schema.js';
 import { submitOrder } from '../print-service/submit.js';
 import { type OrderWebhook, parseOrderWebhook } from '../shopify/order-webhook.js';
 import { MappingProblemsError, OrderBusyError, OrderDataMissingError, OrderNotInShopYetError, OrderUnconfirmedError, PrintRefusedError } from './errors.js';
-import { shippingAddressHash } from './handle-webhook.js';
+import { shippingAddressHash } from './webhooks/orders.js';
 import type { OrderLink, Problem } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from '../orders/status.js';

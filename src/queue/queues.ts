@@ -2,8 +2,10 @@ import { type Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { FULFILLMENT_ORDER_TOPICS } from '../bridge/fulfillment-order-changed.js';
-import { printEventSchema } from '../print-service/postback.js';
+import { printEventJobSchema, webhookJobSchema, type PrintEventJob, type WebhookJob, type WebhookJobData } from '../bridge/jobs.js';
 import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
+
+export { printEventJobSchema, webhookJobSchema, type PrintEventJob, type WebhookJob, type WebhookJobData };
 
 /**
  * The queues and their job shapes. Job data is parsed with zod when a worker takes it: it crossed a process boundary
@@ -11,23 +13,6 @@ import { BACKOFF_TYPE, JOB_ATTEMPTS } from './retry.js';
  */
 
 export const QUEUE_NAMES = { webhooks: 'webhooks', orders: 'orders', events: 'events', shopify: 'shopify', maintenance: 'maintenance' } as const;
-
-export const webhookJobSchema = z.object({
-  topic: z.string(),
-  shop: z.string(),
-  webhookId: z.string(),
-  apiVersion: z.string().optional(),
-  receivedAt: z.string(),
-  /**
-   * Jobs queued by versions before issue 12 carried the raw body; now it is kept apart (src/bridge/webhook-bodies.ts)
-   * so no customer data lives in job data, and the worker reads it by shop and webhook id.
-   */
-  body: z.string().optional(),
-});
-/** A webhook's job data: ids only. */
-export type WebhookJobData = z.infer<typeof webhookJobSchema>;
-/** A webhook with its raw body (ids above 2^53 must survive until a parser that keeps them exact reads it). */
-export type WebhookJob = WebhookJobData & { body: string };
 
 export const orderJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('submit'), shop: z.string(), orderId: z.string(), reason: z.string().default('webhook') }),
@@ -37,21 +22,6 @@ export const orderJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reexamine'), shop: z.string(), cause: z.string(), remap: z.boolean().default(true) }),
 ]);
 export type OrderJob = z.infer<typeof orderJobSchema>;
-
-export const printEventJobSchema = z.object({
-  event: printEventSchema,
-  receivedAt: z.string(),
-  /** printEventHash of the event: the job id, so an identical postback delivered again is one job. */
-  hash: z.string(),
-  /** What the parser repaired to read the body (docs/triggers.md), for the history. */
-  repairs: z.array(z.string()).default([]),
-  /**
-   * The store whose postback token delivered it (or whose order the reconciliation read it for): the event may act on
-   * that store's orders only. Absent: the operator-wide POSTBACK_TOKEN, which acts only on stores on the env account.
-   */
-  shop: z.string().optional(),
-});
-export type PrintEventJob = z.infer<typeof printEventJobSchema>;
 
 export const shopifyJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sync'), shop: z.string(), orderId: z.string() }),

@@ -7,7 +7,7 @@ import { applyPrintEvent, fulfilWaitingShipments, shopOfPrintEvent, type ApplyPr
 import type { ScheduleHoldRecheck } from '../bridge/fulfillment-holds.js';
 import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.js';
 import { cancelPrintOrder } from '../bridge/cancel-print-order.js';
-import { handleQueuedWebhook } from '../bridge/handle-webhook.js';
+import { handleQueuedWebhook } from '../bridge/webhooks/index.js';
 import type { ConfirmPrintEvent } from '../bridge/confirm-print-event.js';
 import type { BridgeDeps, ShopifyFulfillmentPort, StatusShowing, TrackingLookup } from '../bridge/ports.js';
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';

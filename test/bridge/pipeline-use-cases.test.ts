@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { amendShipping } from '../../src/bridge/amend-shipping.js';
 import { cancelPrintOrder } from '../../src/bridge/cancel-print-order.js';
 import { MappingProblemsError, OrderBusyError, OrderNotInShopYetError, OrderUnconfirmedError, PrintRefusedError } from '../../src/bridge/errors.js';
-import { handleWebhook } from '../../src/bridge/handle-webhook.js';
+import { handleWebhook } from '../../src/bridge/webhooks/index.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { PrintServiceBadRequestError, PrintServiceNetworkError, PrintServiceUnavailableError } from '../../src/print-service/errors.js';
 import type { WebhookJob } from '../../src/queue/queues.js';

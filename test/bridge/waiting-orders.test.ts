@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { handleWebhook } from '../../src/bridge/handle-webhook.js';
+import { handleWebhook } from '../../src/bridge/webhooks/index.js';
 import { retryOrder } from '../../src/bridge/operator-actions.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../../src/bridge/waiting-orders.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeHoldWindow } from '../../src/bridge/handle-webhook.js';
+import { describeHoldWindow } from '../../src/bridge/webhooks/index.js';
 import { displayWidth, fitTo, LiveProgress, progressTable, stageOf, summaryTable, type ProgressRow } from '../../src/demo/render.js';
 import type { Expectation } from '../../src/demo/scenarios.js';
 import { verdict, type Observation } from '../../src/demo/verify.js';

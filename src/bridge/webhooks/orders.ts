@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { normaliseTime, type Mutation, type OrderLink } from '../../orders/model.js';
+import { readOrderJson } from '../../orders/shopify-order.js';
+import { canMove, isSubmittedStatus } from '../../orders/status.js';
+import { moveTo, ofKind, replaceProblems } from '../../orders/transitions.js';
+import { type OrderWebhook, parseOrderWebhook } from '../../shopify/order-webhook.js';
+import type { WebhookJob } from '../jobs.js';
+import { isOwnWriteEcho } from '../own-writes.js';
+import type { BridgeDeps } from '../ports.js';
+import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from '../waiting-orders.js';
+import type { WebhookOutcome } from './outcome.js';
+
+/**
+ * orders/create, orders/paid, orders/updated and orders/cancelled: one use case, as the four carry the same order body.
+ * The newest body is kept (by updated_at), the submission scheduled on the mapping's topic after its hold window, a
+ * cancellation carried to the printer, an address change after submission sent on.
+ */
+export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const parsed = parseOrderWebhook(job.body);
+  if (!parsed.ok) {
+    // A signed body we cannot read will not read better next time; the failed job shows it to an operator.
+    throw Object.assign(new Error(`${job.topic} webhook ${job.webhookId} from ${job.shop} is not an order body: ${parsed.message}`), {
+      retryable: false,
+    });
+  }
+  const order = parsed.order;
+  const orderId = order.admin_graphql_api_id;
+  const shop = job.shop;
+  const updatedAt = order.updated_at ?? order.created_at ?? job.receivedAt;
+  if (job.topic === 'orders/updated') {
+    // The app's own tag, note and metafield writes come back as orders/updated: nothing to store or record.
+    const stored = await deps.store.getOrderBody(shop, orderId);
+    if (stored && isOwnWriteEcho(readOrderJson(stored.body), parsed.raw)) return { kind: 'own-write', orderId };
+  }
+  const [isNewest] = await Promise.all([deps.store.saveOrderBody(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
+
+  const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
+  if (cancelled) return requestCancellation(deps, shop, order, job.topic);
+
+  const settings = deps.mapping.settingsFor(shop);
+  const isTrigger = settings !== undefined && job.topic === settings.on;
+  const now = deps.clock();
+  const at = now.toISOString();
+
+  // What the last run of the update below did (it runs again when another writer got in first).
+  let scheduledNow = false;
+  let movedToWaiting = false;
+  const { link } = await deps.store.update(shop, orderId, (current) => {
+    scheduledNow = false;
+    movedToWaiting = false;
+    const base = current ?? deps.store.blank(shop, orderId);
+    // The first arrival of each topic: a mapping that appears later knows whether its submit topic already came.
+    const topics = base.topics?.[job.topic] ? base.topics : { ...base.topics, [job.topic]: at };
+    let next: OrderLink = {
+      ...base,
+      orderName: order.name ?? base.orderName,
+      shopifyUpdatedAt: isNewest ? normaliseTime(updatedAt) : base.shopifyUpdatedAt,
+      topics,
+    };
+    const history: Mutation['history'] = [{ event: `${job.topic} received`, source: 'shopify' as const, detail: `webhook ${job.webhookId}` }];
+    // Only once it could be due under some mapping (orders/create or orders/paid came): an orders/updated alone, for
+    // an order placed before the app, is not a wait to show.
+    if (!settings && next.status === 'pending' && !next.submitAfter && SUBMIT_TOPICS.some((t) => topics[t])) {
+      // Nothing decides when (or whether) to send it: it waits, on the problems page, for a mapping to serve the store.
+      const problem = noMappingProblem(shop, at);
+      next = replaceProblems(moveTo(next, 'waiting', at).link, ofKind(problem.kind), [problem]);
+      history.push({ event: 'waiting: no mapping', source: 'worker', status: 'waiting', detail: problem.message });
+      movedToWaiting = true;
+    }
+    if (settings && next.status === 'waiting' && !next.submitAfter && next.problems.every((p) => p.kind === WAIT_KINDS.noMapping)) {
+      next = { ...moveTo(next, 'pending', at).link, problems: [] };
+      history.push({ event: 'no longer waiting', source: 'worker', status: 'pending', detail: `a mapping serves ${shop} now` });
+    }
+    // The submit topic may have come before this webhook (while no mapping served the store, or under another one).
+    const dueSince = settings ? topics[settings.on] : undefined;
+    if (settings && dueSince && next.status === 'pending' && !next.submitAfter) {
+      next.submitAfter = new Date(Math.max(now.getTime(), Date.parse(dueSince) + settings.holdMinutes * 60_000)).toISOString();
+      scheduledNow = true;
+      history.push({
+        event: 'submission scheduled',
+        source: 'shopify',
+        detail:
+          settings.holdMinutes > 0
+            ? `after the ${describeHoldWindow(settings.holdMinutes)} hold window, at ${next.submitAfter}`
+            : 'now (no hold window)',
+      });
+    }
+    // Every delivery is recorded: the history is where a merchant sees which webhooks arrived and when.
+    return { link: next, history };
+  });
+  if (!link) return { kind: 'stale', orderId };
+  if (link.notInShopAt) {
+    // The store's Admin API already said it has no such order: another store's body is not kept here.
+    await deps.store.deleteOrderBody(shop, orderId);
+    return { kind: 'rejected', reason: `${shop} has no order ${orderId} (checked with its Admin API); the body was not kept` };
+  }
+
+  if (link.status === 'pending' && link.submitAfter && (isTrigger || scheduledNow)) {
+    const delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());
+    await deps.scheduler.submit(shop, orderId, delayMs);
+    return { kind: 'scheduled', orderId, submitAt: link.submitAfter };
+  }
+  if (movedToWaiting && (await deps.connections.isConnected(shop))) {
+    // needs-mapping in Shopify too; a store the app cannot reach has no tags to set.
+    await deps.scheduler.syncShopify(shop, orderId);
+  }
+  if (!isNewest) return { kind: 'stale', orderId };
+
+  if (isSubmittedStatus(link.status) && link.sentShipToHash && settings) {
+    const hash = shippingAddressHash(order);
+    if (hash !== link.sentShipToHash) {
+      await deps.scheduler.amendShipping(shop, orderId, hash);
+      return { kind: 'amend-requested', orderId };
+    }
+  }
+  return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };
+}
+
+/** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
+export function describeHoldWindow(holdMinutes: number): string {
+  if (Number.isInteger(holdMinutes)) return `${holdMinutes}-minute`;
+  return `${Math.round(holdMinutes * 60 * 10) / 10}-second`;
+}
+
+async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderWebhook, topic: string): Promise<WebhookOutcome> {
+  const orderId = order.admin_graphql_api_id;
+  const { link } = await deps.store.update(shop, orderId, (current) => {
+    const base = current ?? { ...deps.store.blank(shop, orderId), orderName: order.name ?? undefined };
+    if (base.status === 'cancelled' || base.cancelRequested) return undefined;
+    const at = deps.clock().toISOString();
+    const next: OrderLink = { ...base, cancelRequested: { at, by: 'shopify' } };
+    // Nothing has reached the printer yet: the cancellation is complete here, and the submit job will find it.
+    if (!isSubmittedStatus(base.status) && base.status !== 'submitting' && canMove(base.status, 'cancelled')) {
+      return {
+        link: moveTo(next, 'cancelled', at).link,
+        history: [{ event: `${topic} received`, source: 'shopify', status: 'cancelled', detail: 'cancelled before submission; nothing was sent to the printer' }],
+      };
+    }
+    return { link: next, history: [{ event: `${topic} received`, source: 'shopify', detail: 'cancellation requested at the print service' }] };
+  });
+  if (!link) return { kind: 'recorded', orderId, detail: 'cancellation already handled' };
+  if (link.status === 'cancelled') {
+    // A store the app cannot reach has no tags to set: the sync would only fail and show as a failed job.
+    if (await deps.connections.isConnected(shop)) await deps.scheduler.syncShopify(shop, orderId);
+    return { kind: 'cancelled-before-submission', orderId };
+  }
+  await deps.scheduler.cancel(shop, orderId);
+  return { kind: 'cancel-requested', orderId };
+}
+
+/** A fingerprint of the shipping address, to notice a change after submission. */
+export function shippingAddressHash(order: Pick<OrderWebhook, 'shipping_address'>): string {
+  const a = order.shipping_address;
+  const fields = a
+    ? [a.name, a.company, a.address1, a.address2, a.city, a.zip, a.province, a.province_code, a.country_code, a.phone]
+    : ['(none)'];
+  return createHash('sha256').update(JSON.stringify(fields.map((f) => f ?? ''))).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,13 @@
+/** What a webhook's use case did: the job's result, kept by the queue and shown on the failed-jobs page. */
+export type WebhookOutcome =
+  | { kind: 'scheduled'; orderId: string; submitAt: string }
+  | { kind: 'recorded'; orderId: string; detail: string }
+  | { kind: 'stale'; orderId: string }
+  | { kind: 'cancelled-before-submission'; orderId: string }
+  | { kind: 'cancel-requested'; orderId: string }
+  | { kind: 'amend-requested'; orderId: string }
+  | { kind: 'uninstalled'; droppedJobs: number; sessions: number }
+  | { kind: 'redacted'; orders: number }
+  | { kind: 'data-request'; orders: number }
+  | { kind: 'own-write'; orderId: string }
+  | { kind: 'rejected'; reason: string };
