@@ -4,7 +4,7 @@ import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print
 import { OrderBusyError } from './errors.js';
 import type { OrderLink } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
-import { ORDERS_VISIBLE_DAYS } from '../orders/model.js';
+import { pastShopifysWindow } from '../orders/model.js';
 import { canMove, isSubmittedStatus } from '../orders/status.js';
 
 export type CancelOutcome =
@@ -79,7 +79,7 @@ async function markCancelled(deps: BridgeDeps, shop: string, orderId: string, de
 export async function isOrderOfShop(deps: BridgeDeps, link: OrderLink): Promise<boolean> {
   if (link.shopConfirmedAt) return true;
   if (await deps.shopify.orderInShop(link.shop, link.orderId)) return true;
-  return deps.clock().getTime() - Date.parse(link.createdAt) > (ORDERS_VISIBLE_DAYS - 1) * 86_400_000;
+  return pastShopifysWindow(Date.parse(link.createdAt), deps.clock().getTime());
 }
 
 /** Recorded on the order; nothing changes at the printer (DESIGN section 9). */

@@ -1,4 +1,4 @@
-import { claimNamespace, ORDERS_VISIBLE_DAYS } from '../orders/model.js';
+import { claimNamespace, ORDERS_VISIBLE_DAYS, pastShopifysWindow } from '../orders/model.js';
 import { beginSubmission, clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import { PrintServiceBadRequestError, PrintServiceError } from '../print-service/errors.js';
 import { printStatusWord } from '../print-service/schema.js';
@@ -109,8 +109,9 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   if (setup && setup.account !== 'none' && setup.mode === 'test') return testRun(deps, link, setup.service, order, orderName);
 
   // The id must be this order's alone on the account it goes out with before anything reaches the printer.
-  const account = link.status === 'submitting' ? link.printAccount : setup && setup.account !== 'none' ? setup.account : link.printAccount;
-  const claim = await deps.store.claimSourceOrderId(shop, orderId, sourceOrderId, claimNamespace(shop, account));
+  // The account the order goes out with: a create that may be out keeps its first attempt's; otherwise the store's now.
+  const accountOf = (l: OrderLink) => (l.status === 'submitting' ? l.printAccount : setup && setup.account !== 'none' ? setup.account : l.printAccount);
+  const claim = await deps.store.claimSourceOrderId(shop, orderId, sourceOrderId, claimNamespace(shop, accountOf(link)));
   if (!claim.ok) {
     // The owner is named only when it is this store's own order: another store's name is not this merchant's to see.
     const other = claim.owner.shop === shop ? `another order of this store (${claim.owner.orderId})` : 'another order on the same print account';
@@ -153,7 +154,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         shipments: mapped.shipments.map((s) => ({ index: s.index, lineItems: s.lineItems, status: 'pending' as const })),
         sentShipToHash: parsedBody.ok ? shippingAddressHash(parsedBody.order) : undefined,
         // The account of this first attempt stays the order's: a retry, a cancel and the reconciliation use it.
-        printAccount: current.status === 'submitting' ? current.printAccount : setup && setup.account !== 'none' ? setup.account : current.printAccount,
+        printAccount: accountOf(current),
         shopConfirmedAt: current.shopConfirmedAt ?? confirmedAt,
         problems: clearProblems(current, (p) => ofKind('mapping', 'validation', 'source-order-id')(p) || isWaitKind(p.kind)).problems,
       },
@@ -338,7 +339,7 @@ async function confirmOrderOfShop(deps: BridgeDeps, link: OrderLink, createdAt: 
   const placedAt = Date.parse(createdAt ?? '');
   const age = Number.isFinite(placedAt) ? deps.clock().getTime() - placedAt : Number.NaN;
   if (age < ORDER_VISIBLE_WITHIN_MS) throw new OrderNotInShopYetError(link.shop, orderName);
-  if (age > (ORDERS_VISIBLE_DAYS - 1) * 86_400_000) {
+  if (pastShopifysWindow(placedAt, deps.clock().getTime())) {
     const problems = [{ message: `Shopify shows the app only the last ${ORDERS_VISIBLE_DAYS} days of orders, so it could not confirm that order ${orderName} is ${link.shop}'s; nothing was sent to the printer` }];
     await recordProblems(deps, link, 'held', 'order-unconfirmed', problems);
     throw new OrderUnconfirmedError(orderName, problems[0]!.message);
@@ -355,7 +356,7 @@ async function refuseOrderNotInShop(deps: BridgeDeps, link: OrderLink): Promise<
   await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current || current.notInShopAt) return undefined;
     const at = deps.clock().toISOString();
-    const { link: next, moved } = canMove(current.status, 'not-printed') ? moveTo(current, 'not-printed', at) : { link: current, moved: false };
+    const { link: next, moved } = moveTo(current, 'not-printed', at);
     return {
       link: { ...clearProblems(next, (p) => isWaitKind(p.kind)), notPrintedReason: moved ? reason : current.notPrintedReason, notInShopAt: at },
       history: [{ event: 'refused: not an order of this store', source: 'worker', status: moved ? 'not-printed' : undefined, detail: reason }],

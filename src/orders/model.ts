@@ -146,3 +146,8 @@ export function claimNamespace(shop: string, account: 'env' | 'own' | undefined)
 
 /** Without `read_all_orders`, Shopify shows apps the last 60 days of a store's orders: older ones cannot be confirmed. */
 export const ORDERS_VISIBLE_DAYS = 60;
+
+/** Whether an order placed (or first seen) at `at` may be past what Shopify still shows the app (a day's margin). */
+export function pastShopifysWindow(at: number, now: number): boolean {
+  return now - at > (ORDERS_VISIBLE_DAYS - 1) * 86_400_000;
+}

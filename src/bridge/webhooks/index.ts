@@ -1,3 +1,4 @@
+import { FULFILLMENT_ORDER_TOPICS } from '../fulfillment-order-changed.js';
 import type { WebhookJob, WebhookJobData } from '../jobs.js';
 import type { BridgeDeps } from '../ports.js';
 import { scopesUpdated } from './app-scopes-update.js';
@@ -26,9 +27,7 @@ const HANDLERS: Record<string, (deps: BridgeDeps, job: WebhookJob) => Promise<We
   'customers/redact': redact,
   'shop/redact': redact,
   'customers/data_request': dataRequest,
-  'fulfillment_orders/placed_on_hold': (deps, job) => fulfillmentOrderWebhook(deps, job, 'fulfillment_orders/placed_on_hold'),
-  'fulfillment_orders/hold_released': (deps, job) => fulfillmentOrderWebhook(deps, job, 'fulfillment_orders/hold_released'),
-  'fulfillment_orders/scheduled_fulfillment_order_ready': (deps, job) => fulfillmentOrderWebhook(deps, job, 'fulfillment_orders/scheduled_fulfillment_order_ready'),
+  ...Object.fromEntries(FULFILLMENT_ORDER_TOPICS.map((topic) => [topic, (deps: BridgeDeps, job: WebhookJob) => fulfillmentOrderWebhook(deps, job, topic)])),
 };
 
 /**
