@@ -45,7 +45,7 @@ const ORDER = JSON.stringify({
 });
 
 if (values.server === 'emulator') {
-  const { startEmulator } = await import('../src/emulator/server.js');
+  const { startEmulator } = await import('../src/dev/emulator/server.js');
   const emu = await startEmulator({ port: 0 });
   process.send?.({ port: emu.port });
 } else if (values.server === 'baseline') {

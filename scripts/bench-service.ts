@@ -5,8 +5,8 @@
  */
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { startEmulator } from '../src/emulator/server.js';
-import { startAdminStandIn } from '../src/shopify/admin-stand-in/index.js';
+import { startEmulator } from '../src/dev/emulator/server.js';
+import { startAdminStandIn } from '../src/dev/admin-stand-in/index.js';
 import { SHOP, SHOP_TOKEN, SHOPIFY_SECRET } from './bench-support.js';
 
 const kind = process.argv[2];

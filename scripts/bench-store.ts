@@ -3,7 +3,7 @@
  *
  * Part `pg` (default on): 1,000,000 orders across 500 stores, inserted in batches and advanced through their states
  * (each with the history of its transitions, bodies kept only for the orders the printer is not done with), in a
- * PostgreSQL schema of its own. Then, with the app's own OrderStore:
+ * PostgreSQL schema of its own. Then, with the app's own PostgresOrderStore:
  *   - the admin list and search queries (first pages, a store's, a status's, deep cursor pages, a date range, by
  *     order name, sourceOrderId and print _id): p50/p99 each, target p99 < 50 ms;
  *   - one status transition (read, compare-and-set on the version, history) by 16 concurrent workers on random
@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import { OrderStore } from '../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../src/storage/order-store.js';
 import { ORDER_STATUSES, type OrderStatus } from '../src/orders/status.js';
 import { openDatabase } from '../src/db/database.js';
 import { createQueues } from '../src/queue/queues.js';
@@ -68,7 +68,7 @@ async function partPg(): Promise<void> {
   const database = await openDatabase({ url: DATABASE_URL, schema, poolSize: 20 });
   await database.migrate();
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const store = new OrderStore({ database, redis, prefix: `pbbench:${schema}:` });
+  const store = new PostgresOrderStore({ database, redis, prefix: `pbbench:${schema}:` });
   try {
     console.log(`bench:store (PostgreSQL)  ${ORDERS.toLocaleString('en')} orders across ${SHOPS} stores, schema ${schema}`);
     const setup = performance.now();

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, pingRedis } from '../src/local-redis.js';
 
 export { freePort } from '../src/local-redis.js';
-export { seededRandom } from '../src/emulator/ids.js';
+export { seededRandom } from '../src/dev/emulator/ids.js';
 
 /**
  * A redis-server with `appendonly yes`, as docs/operations.md asks for production. `appendfsync always` so that even

@@ -25,9 +25,9 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { openDatabase } from '../src/db/database.js';
-import { OrderStore } from '../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../src/storage/order-store.js';
 import { ORDER_STATUSES } from '../src/orders/status.js';
-import { demoTriggers } from '../src/emulator/demo-triggers.js';
+import { postbackTriggers } from '../src/print-service/postback-triggers.js';
 import { createQueues } from '../src/queue/queues.js';
 import { signedHeaders } from './bench-webhooks.js';
 import { appEnv, benchMapping, benchOrder, BIN, forkService, newPrefix, registerShop, SHOP, startApp } from './bench-support.js';
@@ -78,7 +78,7 @@ const env: Record<string, string> = {
 const relay = new PostbackRelay(`http://127.0.0.1:${appPort}/postbacks/${env.POSTBACK_TOKEN!}`, { replays: 3, replayWindowMs: 20_000, random });
 await relay.start();
 const triggersFile = join(mkdtempSync(join(tmpdir(), 'pb-chaos-')), 'triggers.json');
-writeFileSync(triggersFile, JSON.stringify(demoTriggers(relay.url)));
+writeFileSync(triggersFile, JSON.stringify(postbackTriggers(relay.url)));
 
 const emulator = spawn(
   process.execPath,
@@ -109,7 +109,7 @@ for (let i = 0; i < WORKERS; i++) workers.push(spawnWorker());
 const monitor = new Redis(redis.url, { maxRetriesPerRequest: 3 });
 monitor.on('error', () => undefined);
 const monitorDb = await openDatabase({ url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolSize: 2 });
-const store = new OrderStore({ database: monitorDb, redis: monitor, prefix });
+const store = new PostgresOrderStore({ database: monitorDb, redis: monitor, prefix });
 const queues = createQueues(monitor, prefix);
 
 console.log(`chaos: ${TOTAL} orders, ${WORKERS} workers killed every ~${KILL_EVERY_MS} ms, Redis restarted once, PostgreSQL crashed and restarted once, emulator 30% 503 / 10% dropped, every postback replayed 3× shuffled, seed ${SEED}`);

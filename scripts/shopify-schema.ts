@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { buildClientSchema, type IntrospectionQuery } from 'graphql';
-import { SCHEMA_DIR, schemaFile } from '../src/shopify/admin-stand-in/admin-schema.js';
+import { SCHEMA_DIR, schemaFile } from '../src/dev/admin-stand-in/admin-schema.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { package: { type: 'string', default: 'latest' } } });
 const version = positionals[0];

@@ -3,16 +3,18 @@ import { ConfigError } from './config.js';
 import { CliError } from './cli/errors.js';
 import { registerPrintApiCommands } from './print-service/cli.js';
 import { PrintServiceError } from './print-service/errors.js';
-import { registerEmulatorCommand } from './emulator/cli.js';
+import { registerEmulatorCommand } from './dev/emulator/cli.js';
+import { prepareDevelopment } from './dev/start-dev.js';
 import { registerMappingCommands } from './mapping/cli.js';
 import { registerAppCommands } from './app/cli.js';
-import { registerDemoCommand } from './demo/cli.js';
+import { registerDemoCommand } from './dev/demo/cli.js';
 import { registerDbCommands } from './db/cli.js';
 import { registerDataRequestCommands } from './app/privacy-cli.js';
 
 /**
  * `print-bridge`: one binary for every role (DESIGN section 3). Each domain registers its own commands so that this
- * file stays a table of contents.
+ * file stays a table of contents. It is the one production file that imports from src/dev/ (the emulator, the demo and
+ * `start --dev` are commands of the same binary); a lint rule keeps every other one apart from it.
  */
 export function buildProgram(): Command {
   const program = new Command('print-bridge')
@@ -24,7 +26,7 @@ export function buildProgram(): Command {
   registerPrintApiCommands(program);
   registerEmulatorCommand(program);
   registerMappingCommands(program);
-  registerAppCommands(program);
+  registerAppCommands(program, { prepareDevelopment });
   registerDemoCommand(program);
   registerDbCommands(program);
   registerDataRequestCommands(program);

@@ -252,7 +252,7 @@ export interface LoadConfigOptions {
 
 /**
  * The raw variables loadConfig parses: `.env` under the environment, and the Shopify CLI's names filling ours. For a
- * caller that must know what was set, not what the defaults made of it (`start --dev`, src/app/dev.ts).
+ * caller that must know what was set, not what the defaults made of it (`start --dev`, src/dev/start-dev.ts).
  */
 export function readEnvironment(options: Pick<LoadConfigOptions, 'env' | 'dotenvPath'> = {}): Record<string, string | undefined> {
   return withShopifyCliNames({ ...readDotenv(options.dotenvPath), ...(options.env ?? process.env) });

@@ -1,4 +1,4 @@
-import type { DataRequestSummary } from '../bridge/data-requests.js';
+import type { DataRequestSummary } from '../storage/data-requests.js';
 import { dataTable } from './fields.js';
 import { html, type Html } from './html.js';
 import { formatTime, layout, type PageContext } from './views.js';

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import type { OperatorActionDeps } from '../bridge/operator-actions.js';
-import type { OrderStore } from '../bridge/order-store.js';
+import type { PostgresOrderStore } from '../storage/order-store.js';
 import { bouncePage, EMBEDDED_SCRIPT, EMBEDDED_SCRIPT_ETAG } from './embedded-script.js';
 import type { AdminFailedJobs } from './failed-jobs.js';
 import type { AdminMappingPort } from './mappings.js';
@@ -36,7 +36,7 @@ export { toOrderGid } from './order-routes.js';
  */
 
 export type AdminStore = Pick<
-  OrderStore,
+  PostgresOrderStore,
   | 'get'
   | 'list'
   | 'search'

@@ -1,5 +1,5 @@
 import type { HistoryEntry, OrderLink, Problem } from '../orders/model.js';
-import type { UnreadablePostback } from '../bridge/order-store.js';
+import type { UnreadablePostback } from '../storage/order-store.js';
 import type { OrderStatus } from '../orders/status.js';
 import { html, type Html, trusted } from './html.js';
 import { dataTable, submitButton, textArea, textField } from './fields.js';

@@ -9,14 +9,29 @@ import { createQueues, enqueueReexamine } from '../queue/queues.js';
 import { createRedis } from '../redis.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
-import { ShopifyAdminClients } from './shopify-effects.js';
+import { ShopifyAdminClients } from '../adapters/shopify-effects.js';
 import { openAppDatabase } from '../db/open.js';
 import { startRuntime } from './runtime.js';
-import { prepareDevelopment, type Development } from './dev.js';
 import { registerShopSetupCommands } from './shops-cli.js';
 
+/** What `start --dev` fills in before the app starts (src/dev/start-dev.ts), stopped with the app. */
+export interface Development {
+  /** Variables laid over the environment before the configuration is loaded. */
+  env: Record<string, string>;
+  /** Once the web role listens at `localUrl`: the emulator's triggers post there. */
+  listening(localUrl: string): void;
+  /** Stops the emulator: first, so no postback arrives at an app that is stopping. */
+  stopEmulator(): Promise<void>;
+  /** Stops the emulator and a private Redis (after the app has stopped). */
+  close(): Promise<void>;
+}
+
+/** `start --dev`'s preparation; the command root passes it (src/cli.ts), so the app imports nothing of src/dev/. */
+export type PrepareDevelopment = (raw: Record<string, string | undefined>, logger: Logger) => Promise<Development>;
+
 /** `start`, `web`, `worker` and `shops add` (DESIGN section 3). */
-export function registerAppCommands(program: Command): void {
+export function registerAppCommands(program: Command, options: { prepareDevelopment?: PrepareDevelopment } = {}): void {
+  const { prepareDevelopment } = options;
   const roles = {
     start: { web: true, worker: true, description: 'web and worker in one process (the default deployment)' },
     web: { web: true, worker: false, description: 'the web role alone: webhooks, postbacks, OAuth, admin pages (scale out behind a load balancer)' },
@@ -25,7 +40,7 @@ export function registerAppCommands(program: Command): void {
 
   for (const [name, role] of Object.entries(roles)) {
     const command = program.command(name).description(role.description);
-    if (name === 'start') {
+    if (name === 'start' && prepareDevelopment) {
       command.option(
         '--dev',
         'development on this machine (`npm run dev`, which `shopify app dev` runs): fills what is not set — a private ' +
@@ -37,7 +52,7 @@ export function registerAppCommands(program: Command): void {
       let config: Config;
       let logger: Logger;
       let dev: Development | undefined;
-      if (opts.dev) {
+      if (opts.dev && prepareDevelopment) {
         const raw = readEnvironment();
         logger = createLogger({ level: loadConfig({ env: raw, dotenvPath: false }).LOG_LEVEL, name: `print-bridge-${name}` });
         dev = await prepareDevelopment(raw, logger).catch((error: Error) => {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { OrderStore } from '../bridge/order-store.js';
+import type { PostgresOrderStore } from '../storage/order-store.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../bridge/reconcile.js';
 import { recoverLostOrders } from '../bridge/recover-lost-orders.js';
@@ -10,7 +10,7 @@ import type { Metrics } from '../metrics.js';
 import { enqueuePrintEvent, enqueueReexamine, enqueueWebhook, type Queues, retryFailedJob } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import type { ShopSessions } from '../shopify/sessions.js';
-import type { ShopifyAdminClients } from './shopify-effects.js';
+import type { ShopifyAdminClients } from '../adapters/shopify-effects.js';
 
 /** The scheduled housekeeping jobs of the maintenance queue (BullMQ job schedulers). */
 export const MAINTENANCE_JOBS = {
@@ -27,7 +27,7 @@ const RETENTION_EVERY_MS = 3_600_000;
 
 export interface MaintenanceDeps {
   config: Pick<Config, 'RETENTION_DAYS' | 'RECONCILE_SILENT_MINUTES' | 'RECONCILE_LOOKBACK_HOURS' | 'RECONCILE_LOST_MIN_AGE_MINUTES' | 'RECONCILE_EVERY_MINUTES' | 'SHOPIFY_API_VERSION'>;
-  store: OrderStore;
+  store: PostgresOrderStore;
   queues: Queues;
   printAccounts: Pick<PrintAccountsPort, 'forOrder'>;
   adminClients: ShopifyAdminClients;

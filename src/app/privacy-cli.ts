@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DataRequests } from '../bridge/data-requests.js';
+import { DataRequests } from '../storage/data-requests.js';
 import { CliError } from '../cli/errors.js';
 import { loadConfig } from '../config.js';
 import { openAppDatabase } from '../db/open.js';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { OrderStore } from '../bridge/order-store.js';
+import { PostgresOrderStore } from '../storage/order-store.js';
 import type { Database } from '../db/database.js';
 import { describeDatabase, openAppDatabase } from '../db/open.js';
 import { pingDatabase } from '../db/database.js';
@@ -38,14 +38,14 @@ import { RedisLoginGuard } from '../admin/login-guard.js';
 import { queueFailedJobs } from '../admin/failed-jobs.js';
 import { registryAdminMappings } from '../admin/mappings.js';
 import { createPostbackRouter } from '../web/postbacks.js';
-import { adminApiFulfillmentPort } from '../shopify/fulfillment-port.js';
+import { adminApiFulfillmentPort } from '../adapters/fulfillment-port.js';
 import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
 import { maintenanceRunner, scheduleMaintenance } from './maintenance.js';
-import { registryMappingPort } from './mapping-port.js';
+import { registryMappingPort } from '../adapters/mapping-port.js';
 import { MappingRenderPool } from '../mapping/render-pool.js';
 import { releaseWaitingOrders, sessionConnections } from './waiting.js';
 import { printEventConfirmer } from '../bridge/confirm-print-event.js';
-import { adminApiEffects, ShopifyAdminClients } from './shopify-effects.js';
+import { adminApiEffects, ShopifyAdminClients } from '../adapters/shopify-effects.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -72,7 +72,7 @@ export interface Runtime {
   metricsUrl?: string;
   server?: Server;
   database: Database;
-  store: OrderStore;
+  store: PostgresOrderStore;
   queues: Queues;
   registry: MappingRegistry;
   sessions: ShopSessions;
@@ -175,7 +175,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   await mappingSync.start().catch((error: Error) => logger.error({ err: error }, "could not read the stores' mapping versions at start; retrying every 2 s"));
 
   const workerSide = workerRedis ?? requestRedis;
-  const store = new OrderStore({ database, redis: workerSide, prefix });
+  const store = new PostgresOrderStore({ database, redis: workerSide, prefix });
   const queues = createQueues(workerSide, prefix);
   // One lookup, with a deadline and a short memory, for every artwork host of every order this process sends.
   const artworkLookup = cachingLookup(options.lookup ?? systemLookup);
@@ -231,7 +231,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let url: string | undefined;
   let requestQueues: Queues | undefined;
   if (options.roles.web) {
-    const requestStore = new OrderStore({ database, redis: requestRedis, prefix });
+    const requestStore = new PostgresOrderStore({ database, redis: requestRedis, prefix });
     requestQueues = createQueues(requestRedis, prefix);
     const webQueues = requestQueues;
     const intakeQueue = requestQueues.webhooks;

@@ -8,8 +8,7 @@ import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../s
 import { OrderBusyError } from './errors.js';
 import { recordHoldWait, waitingShipments, type ScheduleHoldRecheck } from './fulfillment-holds.js';
 import type { OrderLink, Problem, ShipmentLink } from '../orders/model.js';
-import type { OrderStore } from './order-store.js';
-import type { ShopifyFulfillmentPort, TrackingLookup } from './ports.js';
+import type { ShopifyFulfillmentPort, TrackingLookup, OrderStore } from './ports.js';
 import { isSettling, syncOrderToShopify } from './shopify-sync.js';
 import { canMove, type OrderStatus } from '../orders/status.js';
 

@@ -2,7 +2,7 @@ import { updateShipment } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import type { HeldFulfillmentOrder } from '../shopify/fulfillment-plan.js';
 import type { HoldWait, OrderLink } from '../orders/model.js';
-import type { OrderStore } from './order-store.js';
+import type { OrderStore } from './ports.js';
 
 /**
  * A shipment whose fulfillment orders Shopify holds (ON_HOLD: a payment to clear, a fraud check, an address to fix;

@@ -14,7 +14,7 @@ export const webhookJobSchema = z.object({
   apiVersion: z.string().optional(),
   receivedAt: z.string(),
   /**
-   * Jobs queued by versions before issue 12 carried the raw body; now it is kept apart (src/bridge/webhook-bodies.ts)
+   * Jobs queued by versions before issue 12 carried the raw body; now it is kept apart (src/storage/webhook-bodies.ts)
    * so no customer data lives in job data, and the worker reads it by shop and webhook id.
    */
   body: z.string().optional(),

@@ -2,8 +2,7 @@ import { clearProblems, moveTo, ofKind, replaceProblems } from '../orders/transi
 import type { Logger } from 'pino';
 import { printStatusWord } from '../print-service/schema.js';
 import type { OrderLink } from '../orders/model.js';
-import type { OrderStore } from './order-store.js';
-import type { ConnectionsPort, MappingPort, Scheduler } from './ports.js';
+import type { ConnectionsPort, MappingPort, Scheduler, OrderStore } from './ports.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import { canMove } from '../orders/status.js';
 import { hasProblem, reexamineOrder, storeNotConnectedProblem, WAIT_KINDS } from './waiting-orders.js';

@@ -4,7 +4,8 @@ import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, S
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { ShipmentLineItem } from '../orders/model.js';
-import type { OrderStore } from './order-store.js';
+import type { HistoryEntry, Mutation, OrderLink } from '../orders/model.js';
+import type { OrderStatus } from '../orders/status.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
 
 /**
@@ -79,7 +80,7 @@ export interface StatusShowing {
 
 /**
  * What applying print events needs of Shopify: the Admin API operations, addressed by shop. The app builds it on
- * ShopifyAdminApi (`adminApiFulfillmentPort` in src/shopify/fulfillment-port.ts). Errors are the Admin API's typed
+ * ShopifyAdminApi (`adminApiFulfillmentPort` in src/adapters/fulfillment-port.ts). Errors are the Admin API's typed
  * errors, which carry `retryable` and `retryAfterMs`.
  */
 export interface ShopifyFulfillmentPort extends StatusShowing {
@@ -139,6 +140,76 @@ export interface SessionsPort {
 export interface ArtworkHostsPort {
   /** Problems for hosts that do not exist or resolve to a non-public address; throws a retryable error when DNS cannot answer now. */
   problems(order: PrintOrder, itemSubjects?: readonly string[]): Promise<{ subject?: string; message: string }[]>;
+}
+
+/**
+ * The orders' records as the use cases need them: the link of each Shopify order to its print order, its history, the
+ * Shopify body it was mapped from, the per-account sourceOrderId claims and the short leases that keep two workers off
+ * one order. The system of record is PostgreSQL (`PostgresOrderStore`, src/storage/order-store.ts); use-case tests may
+ * pass the in-memory one (test/helpers/memory-order-store.ts). Every write is a compare-and-set on the order's version.
+ */
+export interface OrderStore {
+  get(shop: string, orderId: string): Promise<OrderLink | undefined>;
+  /** A new record for an order seen for the first time. */
+  blank(shop: string, orderId: string): OrderLink;
+  /**
+   * Reads, lets `mutate` decide, and writes only if nobody wrote in between; otherwise reads again. `mutate` returns
+   * undefined to change nothing. `known`: the link as the caller last read or wrote it, tried before a read.
+   */
+  update(
+    shop: string,
+    orderId: string,
+    mutate: (current: OrderLink | undefined) => Mutation | undefined,
+    known?: OrderLink,
+  ): Promise<{ link: OrderLink | undefined; changed: boolean }>;
+  /** Newest first. */
+  history(shop: string, orderId: string, limit?: number): Promise<HistoryEntry[]>;
+  /** A history line without a change of the link. */
+  note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void>;
+  /** Claims a sourceOrderId for one order on the print account it goes out with (`namespace`, claimNamespace). */
+  claimSourceOrderId(
+    shop: string,
+    orderId: string,
+    sourceOrderId: string,
+    namespace?: string,
+  ): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }>;
+  /** The order a sourceOrderId was claimed for, among the claims `scope` (a shop) may reach; none: the operator's account. */
+  findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined>;
+  findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined>;
+  indexPrintOrderId(link: OrderLink): Promise<void>;
+  listOfShop(shop: string, options?: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }>;
+  /** Orders in `status` since before `beforeMs`, oldest first. */
+  listQuietSince(status: OrderStatus, beforeMs: number, limit: number, offset?: number): Promise<OrderLink[]>;
+  /** Keeps the order's Shopify body unless a newer one is kept; false when it was not newer. */
+  saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean>;
+  getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined>;
+  deleteOrderBody(shop: string, orderId: string): Promise<void>;
+  /** The order, its body and its history, gone (a customer's or a shop's redaction). */
+  deleteOrder(shop: string, orderId: string): Promise<void>;
+  orderIdsOfShop(shop: string): Promise<string[]>;
+  /** Marks the store as sending orders (its first order webhook), kept until forgotten (uninstall). */
+  markShopActive(shop: string): Promise<void>;
+  shopActiveSince(shop: string): Promise<string | undefined>;
+  forgetShopActive(shop: string): Promise<void>;
+  saveDataRequest(shop: string, requestId: string, report: unknown): Promise<void>;
+  redactDataRequests(shop: string, orderIds?: readonly string[]): Promise<number>;
+  /** A lease on one order for `ttlMs`: its token, or undefined when another worker holds it. */
+  tryLease(shop: string, orderId: string, ttlMs: number): Promise<string | undefined>;
+  renewLease(shop: string, orderId: string, token: string, ttlMs: number): Promise<boolean>;
+  releaseLease(shop: string, orderId: string, token: string): Promise<void>;
+  /** Webhook bodies between intake and worker. */
+  webhookBodies(): WebhookBodiesPort;
+  /** Postbacks kept because they could not be read. */
+  unreadablePostbacks(): { removeMentioning(references: readonly string[]): Promise<number> };
+}
+
+/** The bodies of webhooks between intake and worker (Redis, src/storage/webhook-bodies.ts). */
+export interface WebhookBodiesPort {
+  keep(shop: string, webhookId: string, body: string): Promise<void>;
+  get(shop: string, webhookId: string): Promise<string | undefined>;
+  drop(shop: string, webhookId: string): Promise<void>;
+  dropShop(shop: string): Promise<number>;
+  dropOrders(shop: string, orderIds: readonly string[]): Promise<number>;
 }
 
 export interface BridgeDeps {

@@ -4,7 +4,7 @@ import { printEventHash } from '../print-service/postback.js';
 import { type OrderRecord, printStatusWord } from '../print-service/schema.js';
 import type { PrintEventJob } from './jobs.js';
 import type { OrderLink } from '../orders/model.js';
-import type { OrderStore } from './order-store.js';
+import type { OrderStore } from './ports.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import type { OrderStatus } from '../orders/status.js';
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { WebhookJob } from './jobs.js';
-import type { OrderStore } from './order-store.js';
+import type { OrderStore } from './ports.js';
 
 /**
  * Shopify gives up on a webhook after 8 failed deliveries over 4 hours, and a subscription can be misconfigured or

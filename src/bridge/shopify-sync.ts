@@ -1,8 +1,7 @@
 import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
 import type { OrderLink } from '../orders/model.js';
 import { canonical } from './own-writes.js';
-import { type StatusShowing, TAGS } from './ports.js';
-import type { OrderStore } from './order-store.js';
+import { type StatusShowing, TAGS, type OrderStore } from './ports.js';
 import type { OrderStatus } from '../orders/status.js';
 
 /**

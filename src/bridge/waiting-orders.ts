@@ -1,8 +1,7 @@
 import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import type { HistoryEntry, OrderLink, Problem } from '../orders/model.js';
-import type { OrderStore } from './order-store.js';
-import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings } from './ports.js';
+import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings, OrderStore } from './ports.js';
 import type { OrderStatus } from '../orders/status.js';
 import type { PrintAccountsPort, PrintSetup } from '../shops/print-accounts.js';
 

@@ -2,7 +2,7 @@ import type { OrderStatus } from './status.js';
 
 /**
  * The order: what the app knows of one Shopify order and its print order. Storage lives elsewhere
- * (src/bridge/order-store.ts); this module holds the types and the pure transitions every use case applies.
+ * (src/storage/order-store.ts); this module holds the types and the pure transitions every use case applies.
  */
 
 export interface ShipmentLineItem {

@@ -1,7 +1,7 @@
 import '@shopify/shopify-api/adapters/node';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { STAND_IN_APP_NAMESPACE, startAdminStandIn, type AdminStandIn } from './admin-stand-in/index.js';
+import { STAND_IN_APP_NAMESPACE, startAdminStandIn, type AdminStandIn } from '../dev/admin-stand-in/index.js';
 import {
   createShopifyApiTransport,
   ShopifyAdminApi,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { demoTriggers } from '../emulator/demo-triggers.js';
+import { postbackTriggers } from '../print-service/postback-triggers.js';
 import type { FileProblem } from '../mapping/errors.js';
 import { loadStoreMapping } from '../mapping/store-mapping.js';
 import { OPERATOR_AUTHOR, type AccountCheck, type PrintAccount, type PrintMode, type ShopSetup } from './model.js';
@@ -169,7 +169,7 @@ export async function setPrintMode(
 export async function postbackSetup(deps: Pick<SetupDeps, 'settings' | 'appUrl'>, shop: string, options: { rotate?: boolean } = {}) {
   const { token, previousValidUntil } = await deps.settings.postbackToken(shop, options);
   const url = `${(deps.appUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')}/postbacks/${token}`;
-  const triggers = demoTriggers(url).map((t) => ({ event: t.event, url: t.url, method: 'POST', headers: { 'Content-Type': 'application/json' }, template: t.template }));
+  const triggers = postbackTriggers(url).map((t) => ({ event: t.event, url: t.url, method: 'POST', headers: { 'Content-Type': 'application/json' }, template: t.template }));
   return { url, token, previousValidUntil, triggers };
 }
 

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import type { UnreadablePostback } from '../bridge/order-store.js';
+import type { UnreadablePostback } from '../storage/order-store.js';
 import { parsePostback, printEventHash } from '../print-service/postback.js';
 import type { PrintEventJob } from '../queue/queues.js';
 

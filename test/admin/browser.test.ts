@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 import { ADMIN_TOKEN, fixedMapping, orderTail } from './helpers.js';
@@ -39,7 +39,7 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
       mapping: testMapping({ validate: false }),
       emulator: { manual: false, delays: { receivedMs: 20, printReadyMs: 40, shipMs: 60 } },
     });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(postbackTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
     for (const body of [shipped, card, held]) {
       h.standIn.seedOrder(SHOP, body);
       await h.sendWebhook('orders/paid', body);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
+import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
 

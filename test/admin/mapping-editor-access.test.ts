@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAccounts } from '../../src/emulator/accounts.js';
+import { parseAccounts } from '../../src/dev/emulator/accounts.js';
 import { connectPrintAccount } from '../../src/shops/setup.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';

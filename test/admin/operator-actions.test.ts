@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { cancelOrderByOperator, type FailedJob, type OperatorActionDeps, resubmitOrder, retryOrder } from '../../src/bridge/operator-actions.js';
 import type { OrderLink } from '../../src/orders/model.js';
-import { OrderStore } from '../../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import type { MapOutcome, PrintServicePort } from '../../src/bridge/ports.js';
 import type { OrderStatus } from '../../src/orders/status.js';
 import { silentLogger } from '../../src/logger.js';
@@ -13,7 +13,7 @@ import { testBackends } from '../helpers/backends.js';
 describe('operator actions', () => {
   const { redis, prefix, database, cleanup } = testBackends('admin-actions');
   afterAll(cleanup);
-  const store = new OrderStore({ database, redis, prefix });
+  const store = new PostgresOrderStore({ database, redis, prefix });
   const SHOP = 'acme.myshopify.com';
   let n = 0;
   let printer: Map<string, OrderRecord>;

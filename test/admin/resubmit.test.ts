@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_ACCOUNT_ID, parseAccounts } from '../../src/emulator/accounts.js';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { DEMO_ACCOUNT_ID, parseAccounts } from '../../src/dev/emulator/accounts.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor } from '../helpers/harness.js';
 import { ADMIN_TOKEN, AdminClient, csrfOf, fixedMapping, orderTail } from './helpers.js';
 
@@ -31,7 +31,7 @@ describe('resubmit after fixing the mapping', () => {
         ]),
       },
     });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(postbackTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
     admin = await AdminClient.login(h.runtime.url!);
   });
   afterAll(() => h.close());

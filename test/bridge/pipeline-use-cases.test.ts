@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { amendShipping } from '../../src/bridge/amend-shipping.js';
 import { cancelPrintOrder } from '../../src/bridge/cancel-print-order.js';
 import { MappingProblemsError, OrderBusyError, OrderNotInShopYetError, OrderUnconfirmedError, PrintRefusedError } from '../../src/bridge/errors.js';
@@ -6,22 +6,10 @@ import { handleWebhook } from '../../src/bridge/webhooks/index.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { PrintServiceBadRequestError, PrintServiceNetworkError, PrintServiceUnavailableError } from '../../src/print-service/errors.js';
 import type { WebhookJob } from '../../src/queue/queues.js';
-import { fakeDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
-import { testRedis } from '../helpers/redis.js';
-import { lazyTestDatabase } from '../helpers/database.js';
+import { memoryDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
 
-const { redis, prefix, cleanup } = testRedis('use-cases');
-afterAll(cleanup);
-// Each test has a schema of its own (as it has a key prefix of its own): store-wide reads see only its orders.
-const openDatabases: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(openDatabases.splice(0).map((close) => close()));
-});
-function freshDatabase() {
-  const db = lazyTestDatabase('use_cases');
-  openDatabases.push(db.cleanup);
-  return db.database;
-}
+// The use cases on the in-memory OrderStore (test/helpers/memory-order-store.ts): each test has a store of its own.
+// The PostgreSQL store is held to the same contract in test/storage/order-store-contract.test.ts.
 const SHOP = 'acme.myshopify.com';
 let webhookCounter = 0;
 
@@ -31,7 +19,7 @@ function job(topic: string, body: unknown): WebhookJob {
 }
 
 function setup() {
-  return fakeDeps(redis, `${prefix}${Math.random().toString(36).slice(2, 8)}:`, freshDatabase());
+  return memoryDeps();
 }
 
 describe('handleWebhook', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Session } from '@shopify/shopify-api';
-import { OrderStore } from '../../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import { DatabaseInUseError, MIGRATIONS_DIR, openDatabase } from '../../src/db/database.js';
 
 /** Every migration in the repository: a fresh schema gets them all. */
@@ -54,7 +54,7 @@ describe('the embedded database (PGlite)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pb-pglite-'));
     const first = await openDatabase({ dataDir: dir });
     await first.migrate();
-    const store = new OrderStore({ database: first, redis: undefined as never, prefix: 'x:' });
+    const store = new PostgresOrderStore({ database: first, redis: undefined as never, prefix: 'x:' });
     await store.update('a.myshopify.com', 'gid://shopify/Order/1', () => ({ link: store.blank('a.myshopify.com', 'gid://shopify/Order/1') }));
     // Another process holding the files: simulated with a lock file naming a live pid (this test runner's parent).
     const { writeFileSync } = await import('node:fs');
@@ -65,7 +65,7 @@ describe('the embedded database (PGlite)', () => {
     writeFileSync(join(dir, 'print-bridge.lock'), '999999999');
     const again = await openDatabase({ dataDir: dir });
     expect((await again.migrate()).applied).toBe(0);
-    const reopened = new OrderStore({ database: again, redis: undefined as never, prefix: 'x:' });
+    const reopened = new PostgresOrderStore({ database: again, redis: undefined as never, prefix: 'x:' });
     expect((await reopened.get('a.myshopify.com', 'gid://shopify/Order/1'))?.version).toBe(1);
     await again.close();
   });
@@ -100,7 +100,7 @@ describe('print-bridge db import-redis', () => {
       const again = await importFromRedis({ redis, prefix, database });
       expect(again).toMatchObject({ orders: 0, ordersAlreadyThere: 2, history: 0, bodies: 0, sourceOrderIds: 0, shops: 0, sessions: 0, dataRequests: 0, unreadablePostbacks: 0 });
 
-      const store = new OrderStore({ database, redis, prefix });
+      const store = new PostgresOrderStore({ database, redis, prefix });
       expect(await store.get('old.myshopify.com', 'gid://shopify/Order/1')).toMatchObject({ status: 'shipped', version: 4, orderName: '#1' });
       expect((await store.history('old.myshopify.com', 'gid://shopify/Order/1')).map((h) => h.event)).toEqual(['shipped', 'received']);
       expect((await store.findBySourceOrderId('old-2'))?.orderId).toBe('gid://shopify/Order/2');

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_PRINT_SKUS, demoPrinterAccounts } from '../../src/demo/mapping.js';
+import { DEMO_PRINT_SKUS, demoPrinterAccounts } from '../../src/dev/demo/mapping.js';
 import { freePort } from '../../src/local-redis.js';
-import { runDemo, type DemoResult } from '../../src/demo/run-demo.js';
-import { demoScenarios } from '../../src/demo/scenarios.js';
+import { runDemo, type DemoResult } from '../../src/dev/demo/run-demo.js';
+import { demoScenarios } from '../../src/dev/demo/scenarios.js';
 import { runBin } from '../helpers/run-cli.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { describeHoldWindow } from '../../src/bridge/webhooks/index.js';
-import { displayWidth, fitTo, LiveProgress, progressTable, stageOf, summaryTable, type ProgressRow } from '../../src/demo/render.js';
-import type { Expectation } from '../../src/demo/scenarios.js';
-import { verdict, type Observation } from '../../src/demo/verify.js';
+import { displayWidth, fitTo, LiveProgress, progressTable, stageOf, summaryTable, type ProgressRow } from '../../src/dev/demo/render.js';
+import type { Expectation } from '../../src/dev/demo/scenarios.js';
+import { verdict, type Observation } from '../../src/dev/demo/verify.js';
 
 /** The demo's judgement and rendering without any running system: observations are written out by hand. */
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/dev/emulator/server.js';
 import { computeSignature, formatServiceDate } from '../../src/print-service/signing.js';
 import { A, B, TWO_ACCOUNTS, call, createOrder, hook, startTestEmulator, validOrder } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/dev/emulator/server.js';
 import { PrintServiceClient, type PrintServiceClientOptions } from '../../src/print-service/client.js';
 import {
   PrintServiceBadRequestError,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
-import { DEMO_ACCOUNT_ID } from '../../src/emulator/accounts.js';
+import type { RunningEmulator } from '../../src/dev/emulator/server.js';
+import { DEMO_ACCOUNT_ID } from '../../src/dev/emulator/accounts.js';
 import { A, TWO_ACCOUNTS, call, createOrder, hook, startTestEmulator, validOrder } from './helpers.js';
 
 /** Every endpoint and its rules, with processing under the test's control (manual mode, advanced by the hooks). */

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { trackingNumberFor } from '../../src/emulator/ids.js';
-import type { RunningEmulator } from '../../src/emulator/server.js';
-import { parseTriggers, type TriggerInput } from '../../src/emulator/triggers.js';
+import { trackingNumberFor } from '../../src/dev/emulator/ids.js';
+import type { RunningEmulator } from '../../src/dev/emulator/server.js';
+import { parseTriggers, type TriggerInput } from '../../src/dev/emulator/triggers.js';
 import { A, TWO_ACCOUNTS, call, createOrder, hook, startReceiver, startTestEmulator, validOrder, waitFor, type Receiver } from './helpers.js';
 
 /** Processing and postbacks end to end: a local receiver gets each trigger's rendered body. */

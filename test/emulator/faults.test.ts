@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/emulator/ids.js';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import { seededRandom } from '../../src/dev/emulator/ids.js';
+import type { RunningEmulator } from '../../src/dev/emulator/server.js';
 import { call, hook, startTestEmulator, validOrder } from './helpers.js';
 
 /** --fail-rate and --drop-rate: what a caller sees, and what the emulator stored. */

@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { DEMO_ACCOUNT_ID, parseAccounts, type AccountInput } from '../../src/emulator/accounts.js';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+import { DEMO_ACCOUNT_ID, parseAccounts, type AccountInput } from '../../src/dev/emulator/accounts.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/dev/emulator/server.js';
 import type { PrintOrderInput } from '../../src/print-service/schema.js';
 import { signRequest } from '../../src/print-service/signing.js';
 

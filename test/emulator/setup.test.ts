@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, runCli } from '../../src/cli.js';
-import { DEFAULT_ACCOUNTS, loadAccountsFile, parseAccounts } from '../../src/emulator/accounts.js';
-import { loadTriggersFile, parseTriggers } from '../../src/emulator/triggers.js';
+import { DEFAULT_ACCOUNTS, loadAccountsFile, parseAccounts } from '../../src/dev/emulator/accounts.js';
+import { loadTriggersFile, parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { call } from './helpers.js';
 
 /** The accounts and triggers files, the command line, and a start as a new user would do it. */

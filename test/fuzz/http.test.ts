@@ -3,8 +3,8 @@ import type { Server } from 'node:http';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrderStore } from '../../src/bridge/order-store.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
+import { startEmulator, type RunningEmulator } from '../../src/dev/emulator/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { signRequest } from '../../src/print-service/signing.js';
 import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
@@ -59,7 +59,7 @@ describe('fuzz: POST /webhooks', () => {
   let url: string;
   let queues: Queues;
   beforeAll(async () => {
-    const store = new OrderStore({ database, redis, prefix });
+    const store = new PostgresOrderStore({ database, redis, prefix });
     queues = createQueues(redis, prefix);
     const shopify = createShopifyApi({ apiKey: 'k', apiSecret: SECRET, appUrl: 'https://app.example.com', scopes: [], apiVersion: '2026-01' });
     const app = createWebApp({
@@ -111,7 +111,7 @@ describe('fuzz: POST /postbacks/:token', () => {
   let server: Server;
   let url: string;
   let queues: Queues;
-  const store = new OrderStore({ database, redis, prefix });
+  const store = new PostgresOrderStore({ database, redis, prefix });
   beforeAll(async () => {
     queues = createQueues(redis, prefix);
     const app = createWebApp({

@@ -2,8 +2,9 @@ import { PrintServiceClient } from '../../src/print-service/client.js';
 import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../../src/print-service/errors.js';
 import type { Acknowledgement, OrderRecord, PrintOrder } from '../../src/print-service/schema.js';
 import type { Database } from '../../src/db/database.js';
-import { OrderStore } from '../../src/bridge/order-store.js';
-import type { BridgeDeps, MapOutcome, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
+import { MemoryOrderStore } from './memory-order-store.js';
+import type { BridgeDeps, MapOutcome, OrderStore, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
 import { silentLogger } from '../../src/logger.js';
 import type { PrintAccountsPort, PrintSetup } from '../../src/shops/print-accounts.js';
 import type { PrintMode } from '../../src/shops/model.js';
@@ -243,9 +244,18 @@ export class FakeConnections {
 }
 
 export function fakeDeps(redis: Redis, prefix: string, database: Database) {
+  return fakeDepsOn(new PostgresOrderStore({ database, redis, prefix }));
+}
+
+/** The same fakes on the in-memory OrderStore: use-case tests that need no database (test/helpers/memory-order-store.ts). */
+export function memoryDeps() {
+  return fakeDepsOn(new MemoryOrderStore());
+}
+
+function fakeDepsOn<S extends OrderStore>(store: S) {
   const printService = new FakePrintService();
   const deps = {
-    store: new OrderStore({ database, redis, prefix }),
+    store,
     mapping: new FakeMapping(),
     printAccounts: new FakePrintAccounts(printService),
     shopify: new FakeShopify(),

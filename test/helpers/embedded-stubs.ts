@@ -1,5 +1,5 @@
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
+import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
 
 /**
  * Just enough of Shopify's CDN scripts for browser tests (nothing outside loads here): App Bridge (the `shopify`

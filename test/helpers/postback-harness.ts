@@ -6,20 +6,20 @@ import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-a
 import type { Redis } from 'ioredis';
 import type { OrderLink, ShipmentLineItem } from '../../src/orders/model.js';
 import type { Database } from '../../src/db/database.js';
-import { OrderStore } from '../../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import type { ShopifyFulfillmentPort, TrackingLookup } from '../../src/bridge/ports.js';
-import { parseAccounts } from '../../src/emulator/accounts.js';
-import { basicAuthHeader, demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { parseAccounts } from '../../src/dev/emulator/accounts.js';
+import { basicAuthHeader, postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { startEmulator, type RunningEmulator } from '../../src/dev/emulator/server.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { PrintServiceClient } from '../../src/print-service/client.js';
 import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
 import { QueueScheduler } from '../../src/queue/scheduler.js';
 import { startPrintEventWorker, startStatusSyncWorker, type Workers } from '../../src/queue/workers.js';
-import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
+import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, type PacingWait } from '../../src/shopify/admin-api.js';
-import { adminApiFulfillmentPort } from '../../src/shopify/fulfillment-port.js';
+import { adminApiFulfillmentPort } from '../../src/adapters/fulfillment-port.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
 
@@ -76,7 +76,7 @@ export interface TestOrder {
 export interface PostbackHarness {
   standIn: AdminStandIn;
   emulator: RunningEmulator;
-  store: OrderStore;
+  store: PostgresOrderStore;
   queues: Queues;
   postbackUrl: string;
   waits: PacingWait[];
@@ -109,7 +109,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: ACCESS_TOKEN });
   const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer });
 
-  const store = new OrderStore({ database: options.database, redis: options.redis, prefix: options.prefix });
+  const store = new PostgresOrderStore({ database: options.database, redis: options.redis, prefix: options.prefix });
   const queues = createQueues(options.redis, options.prefix);
   const web = createWebApp({
     logger,
@@ -157,7 +157,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
       [{ ...ACCOUNT, carriers: { standard: { code: 'royalmail', service: 'tracked48' }, express: { code: 'dhl', service: 'express-worldwide' } } }],
       'harness accounts',
     ),
-    triggers: parseTriggers(demoTriggers(postbackUrl, { authorization: basicAuthHeader(BASIC_AUTH) }), 'demo triggers'),
+    triggers: parseTriggers(postbackTriggers(postbackUrl, { authorization: basicAuthHeader(BASIC_AUTH) }), 'demo triggers'),
     delays: { receivedMs: stageMs, printReadyMs: stageMs, shipMs: stageMs },
     delivery: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200, timeoutMs: 5000 },
     logger: silentLogger,

@@ -12,7 +12,7 @@ import { freePort } from '../helpers/private-redis.js';
 import { deleteByPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { testBackends } from '../helpers/backends.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
-import { startAdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
+import { startAdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { BIN, runBin } from '../helpers/run-cli.js';
 
 const { redis, prefix, database, schema, cleanup } = testBackends('app-commands');

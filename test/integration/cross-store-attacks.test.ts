@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAccounts } from '../../src/emulator/accounts.js';
+import { parseAccounts } from '../../src/dev/emulator/accounts.js';
 import { connectPrintAccount, pushMapping, setPrintMode } from '../../src/shops/setup.js';
 import { emulatorOrders, type Harness, orderBody, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';

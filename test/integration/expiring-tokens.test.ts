@@ -1,7 +1,7 @@
 import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ShopifyAdminClients } from '../../src/app/shopify-effects.js';
-import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
+import { ShopifyAdminClients } from '../../src/adapters/shopify-effects.js';
+import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
 import { shopifyApiFromConfig } from '../../src/shopify/shopify-api.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
 import { HARNESS_ENCRYPTION_KEY, type Harness, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { orderPath } from '../../src/admin/views.js';
 import { ADMIN_TOKEN, AdminClient } from '../admin/helpers.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
@@ -20,7 +20,7 @@ describe('fulfillment orders Shopify holds', () => {
       // Re-checks after 1 s (doubling): the missed-webhook case needs no Shopify webhook at all.
       env: { ADMIN_TOKEN, SHOPIFY_HOLD_RECHECK_SECONDS: '1' },
     });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(postbackTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
     h.standIn.configureWebhooks({ url: `${h.runtime.url}/webhooks`, secret: SHOPIFY_SECRET });
     admin = await AdminClient.login(h.runtime.url!);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { type Harness, orderBody, SHOP, startHarness, waitFor, metricsHeaders } from '../helpers/harness.js';
 
 /**
@@ -12,7 +12,7 @@ describe('full loop', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ emulator: { manual: false, delays: { receivedMs: 20, printReadyMs: 40, shipMs: 60 } } });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(postbackTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
   });
   afterAll(() => h.close());
 

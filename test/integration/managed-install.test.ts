@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
-import { signSessionToken } from '../../src/shopify/admin-stand-in/index.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
+import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
 import { type Harness, orderBody, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 
@@ -17,7 +17,7 @@ describe('managed install and token exchange', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ emulator: { manual: false, delays: { receivedMs: 20, printReadyMs: 40, shipMs: 60 } } });
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
+    h.emulator.deliveries.setTriggers(parseTriggers(postbackTriggers(`${h.runtime.url}/postbacks/postback-test-token-0123456789abcdef`)));
   });
   afterAll(() => h.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { orderBody, SHOP, startHarness, waitFor, type Harness } from '../helpers/harness.js';
 import { ADMIN_TOKEN, AdminClient } from '../admin/helpers.js';
 
@@ -131,7 +131,7 @@ describe('errored postbacks are confirmed with the print service (issue 22)', ()
   it("an order the print service really errored (the emulator's file failure) moves to error with the service's own errors", async () => {
     const link = await submitted();
     // The emulator's own trigger delivers the event, as a real service would once the order is errored there.
-    h.emulator.deliveries.setTriggers(parseTriggers(demoTriggers(`${h.runtime.url}/postbacks/${TOKEN}`).filter((t) => t.event === 'Order Errored')));
+    h.emulator.deliveries.setTriggers(parseTriggers(postbackTriggers(`${h.runtime.url}/postbacks/${TOKEN}`).filter((t) => t.event === 'Order Errored')));
     try {
       await advance(link.sourceOrderId, 'errored');
       const after = await waitFor(async () => {

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config.js';
-import { DEV_SECRETS_FILE } from '../../src/app/dev.js';
+import { DEV_SECRETS_FILE } from '../../src/dev/start-dev.js';
 import { freePort } from '../helpers/private-redis.js';
 import { deleteByPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { runBin } from '../helpers/run-cli.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAccounts } from '../../src/emulator/accounts.js';
-import { demoTriggers } from '../../src/emulator/demo-triggers.js';
-import { parseTriggers } from '../../src/emulator/triggers.js';
+import { parseAccounts } from '../../src/dev/emulator/accounts.js';
+import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
+import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { printEventJobId } from '../../src/queue/queues.js';
 import { connectPrintAccount, postbackSetup, pushMapping, rollbackMapping, setPrintMode } from '../../src/shops/setup.js';
 import { emulatorOrders, type Harness, orderBody, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
@@ -53,9 +53,9 @@ describe('stores on print accounts of their own', () => {
     for (const shop of [STORE_A, STORE_B]) tokens[shop] = (await postbackSetup(h.runtime.setup, shop)).token;
     h.emulator.deliveries.setTriggers(
       parseTriggers([
-        ...demoTriggers(`${h.runtime.url}/postbacks/${OPERATOR_TOKEN}`).map((t) => ({ ...t, account: 'demo-brand' })),
-        ...demoTriggers(`${h.runtime.url}/postbacks/${tokens[STORE_A]}`).map((t) => ({ ...t, account: 'brand-a' })),
-        ...demoTriggers(`${h.runtime.url}/postbacks/${tokens[STORE_B]}`).map((t) => ({ ...t, account: 'brand-b' })),
+        ...postbackTriggers(`${h.runtime.url}/postbacks/${OPERATOR_TOKEN}`).map((t) => ({ ...t, account: 'demo-brand' })),
+        ...postbackTriggers(`${h.runtime.url}/postbacks/${tokens[STORE_A]}`).map((t) => ({ ...t, account: 'brand-a' })),
+        ...postbackTriggers(`${h.runtime.url}/postbacks/${tokens[STORE_B]}`).map((t) => ({ ...t, account: 'brand-b' })),
       ]),
     );
   });

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPrintEvent } from '../../src/bridge/apply-print-event.js';
 import type { ShopifyFulfillmentPort } from '../../src/bridge/ports.js';
-import { basicAuthHeader, demoTriggers } from '../../src/emulator/demo-triggers.js';
+import { basicAuthHeader, postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { silentLogger } from '../../src/logger.js';
 import { parsePostback, printEventHash } from '../../src/print-service/postback.js';
-import { type OrderSnapshot, STAND_IN_APP_NAMESPACE } from '../../src/shopify/admin-stand-in/index.js';
+import { type OrderSnapshot, STAND_IN_APP_NAMESPACE } from '../../src/dev/admin-stand-in/index.js';
 import { BASIC_AUTH, SHOP, startPostbackHarness, trackingLookup, type PostbackHarness, type TestOrder } from '../helpers/postback-harness.js';
 import { testBackends } from '../helpers/backends.js';
 
@@ -165,7 +165,7 @@ describe('postbacks end to end: emulator triggers → route → queue → worker
     });
     await new Promise<void>((resolve) => capture.listen(0, '127.0.0.1', resolve));
     const setTriggers = (url: string) =>
-      fetch(`${h.emulator.hooksUrl}/triggers`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(demoTriggers(url)) });
+      fetch(`${h.emulator.hooksUrl}/triggers`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(postbackTriggers(url)) });
     try {
       expect((await setTriggers(`http://127.0.0.1:${(capture.address() as AddressInfo).port}/capture`)).status).toBe(200);
       const second = await h.createOrder(2);
@@ -206,7 +206,7 @@ describe('postbacks end to end: emulator triggers → route → queue → worker
       await fetch(`${h.emulator.hooksUrl}/triggers`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(demoTriggers(h.postbackUrl, { authorization: basicAuthHeader(BASIC_AUTH) })),
+        body: JSON.stringify(postbackTriggers(h.postbackUrl, { authorization: basicAuthHeader(BASIC_AUTH) })),
       });
       capture.close();
     }

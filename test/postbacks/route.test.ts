@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OrderStore } from '../../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { basicAuthHeader } from '../../src/emulator/demo-triggers.js';
+import { basicAuthHeader } from '../../src/print-service/postback-triggers.js';
 import { silentLogger } from '../../src/logger.js';
 import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/queues.js';
 import { createRedis } from '../../src/redis.js';
@@ -17,7 +17,7 @@ import { lazyTestDatabase } from '../helpers/database.js';
 
 const SHIPPED = '{"event":"Shipment Shipped","sourceOrderId":"acme-1","shipmentIndex":0,"trackingNumber":"T1","timestamp":"2026-11-21T10:00:00.000Z"}';
 
-function app(store: OrderStore, queues: Queues, options: { tokens: string[]; basicAuth?: string }) {
+function app(store: PostgresOrderStore, queues: Queues, options: { tokens: string[]; basicAuth?: string }) {
   return createWebApp({
     logger: silentLogger,
     readiness: [],
@@ -47,7 +47,7 @@ function post(url: string, token: string, body: string, headers: Record<string, 
 
 describe('POST /postbacks/:token', () => {
   const { redis, prefix, database, cleanup } = testBackends('postback-route');
-  const store = new OrderStore({ database, redis, prefix });
+  const store = new PostgresOrderStore({ database, redis, prefix });
   let queues: Queues;
   let plain: { url: string; server: Server };
   let guarded: { url: string; server: Server };
@@ -136,7 +136,7 @@ describe('POST /postbacks/:token when Redis is down', () => {
     const redis = createRedis(redisServer.url, 'request');
     const prefix = 'pbtest:postbacks-down:';
     const downDb = lazyTestDatabase('postbacks-down');
-    const store = new OrderStore({ database: downDb.database, redis, prefix });
+    const store = new PostgresOrderStore({ database: downDb.database, redis, prefix });
     const queues = createQueues(redis, prefix);
     const { url, server } = await listen(app(store, queues, { tokens: ['tok'] }));
     try {

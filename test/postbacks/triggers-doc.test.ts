@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { demoTriggers, POSTBACK_TEMPLATES, POSTBACK_URL_PLACEHOLDER } from '../../src/emulator/demo-triggers.js';
-import { EVENT_NAMES, parseTriggers, renderTrigger } from '../../src/emulator/triggers.js';
+import { postbackTriggers, POSTBACK_TEMPLATES, POSTBACK_URL_PLACEHOLDER } from '../../src/print-service/postback-triggers.js';
+import { EVENT_NAMES, parseTriggers, renderTrigger } from '../../src/dev/emulator/triggers.js';
 import { parsePostback } from '../../src/print-service/postback.js';
 
-/** docs/triggers.md, docs/triggers.example.json and demoTriggers are one contract: they must say the same. */
+/** docs/triggers.md, docs/triggers.example.json and postbackTriggers are one contract: they must say the same. */
 
 const doc = readFileSync(new URL('../../docs/triggers.md', import.meta.url), 'utf8');
 const exampleFile = JSON.parse(readFileSync(new URL('../../docs/triggers.example.json', import.meta.url), 'utf8')) as unknown;
@@ -19,13 +19,13 @@ describe('trigger templates', () => {
     expect(docTemplate(event)).toBe(POSTBACK_TEMPLATES[event]);
   });
 
-  it('docs/triggers.example.json is demoTriggers with the placeholder URL', () => {
-    expect(exampleFile).toEqual(demoTriggers(POSTBACK_URL_PLACEHOLDER));
-    expect(demoTriggers('http://x.test/postbacks/t', { authorization: 'Basic eA==' }).every((t) => t.headers?.authorization === 'Basic eA==')).toBe(true);
+  it('docs/triggers.example.json is postbackTriggers with the placeholder URL', () => {
+    expect(exampleFile).toEqual(postbackTriggers(POSTBACK_URL_PLACEHOLDER));
+    expect(postbackTriggers('http://x.test/postbacks/t', { authorization: 'Basic eA==' }).every((t) => t.headers?.authorization === 'Basic eA==')).toBe(true);
   });
 
   it('renders, for each event, a body the parser understands as that event', () => {
-    const triggers = parseTriggers(demoTriggers('http://127.0.0.1/postbacks/t'));
+    const triggers = parseTriggers(postbackTriggers('http://127.0.0.1/postbacks/t'));
     const order = {
       _id: '6740a1b2c3d4e5f6a7b8c9d0',
       status: 'printready',

@@ -2,7 +2,7 @@ import '@shopify/shopify-api/adapters/node';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOrderWebhook } from '../../src/shopify/order-webhook.js';
-import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
+import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer, ShopifyUnauthorizedError, ShopifyUnavailableError } from '../../src/shopify/admin-api.js';
 import { parseJsonLossless } from '../../src/shopify/json.js';
 

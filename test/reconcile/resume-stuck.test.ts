@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { OrderStore } from '../../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import { type OrderJobView, reconcileSilentOrders, resumeStuckSubmissions } from '../../src/bridge/reconcile.js';
 import { silentLogger } from '../../src/logger.js';
 import type { PrintServicePort } from '../../src/bridge/ports.js';
@@ -14,7 +14,7 @@ afterAll(cleanup);
 describe('resumeStuckSubmissions', () => {
   it('retries a failed job, leaves orders with a live job alone, schedules a job where there is none', async () => {
     const now = new Date('2026-11-23T12:00:00Z');
-    const store = new OrderStore({ database, redis, prefix, clock: () => now });
+    const store = new PostgresOrderStore({ database, redis, prefix, clock: () => now });
     const old = '2026-11-23T10:00:00.000Z';
     for (const [id, status] of [['1', 'submitting'], ['2', 'submitting'], ['3', 'submitting'], ['4', 'submitted']] as const) {
       await store.update('s.myshopify.com', `gid://shopify/Order/${id}`, () => ({ link: { ...store.blank('s.myshopify.com', `gid://shopify/Order/${id}`), status, statusAt: old } }));
@@ -45,7 +45,7 @@ describe('resumeStuckSubmissions', () => {
 describe('reconcileSilentOrders', () => {
   it('pages past orders checked recently, so newer silent orders are reached too', async () => {
     const now = new Date('2026-11-23T12:00:00Z');
-    const store = new OrderStore({ database: pagingDb.database, redis, prefix: `${prefix}paging:`, clock: () => now });
+    const store = new PostgresOrderStore({ database: pagingDb.database, redis, prefix: `${prefix}paging:`, clock: () => now });
     const shop = 'p.myshopify.com';
     for (let i = 1; i <= 6; i++) {
       const id = `gid://shopify/Order/${100 + i}`;

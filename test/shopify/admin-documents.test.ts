@@ -4,8 +4,8 @@ import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-a
 import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer } from '../../src/shopify/admin-api.js';
-import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/shopify/admin-stand-in/admin-schema.js';
-import { startAdminStandIn, type AdminStandIn } from '../../src/shopify/admin-stand-in/index.js';
+import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/dev/admin-stand-in/admin-schema.js';
+import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
 
 /**

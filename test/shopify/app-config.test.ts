@@ -83,7 +83,7 @@ describe('shopify.app.toml', () => {
 
   it('subscribes on the Admin API version the app calls and the stand-in holds Shopify’s schema of', async () => {
     const { DEFAULT_SHOPIFY_API_VERSION } = await import('../../src/config.js');
-    const { ADMIN_SCHEMA_VERSION, schemaFile } = await import('../../src/shopify/admin-stand-in/admin-schema.js');
+    const { ADMIN_SCHEMA_VERSION, schemaFile } = await import('../../src/dev/admin-stand-in/admin-schema.js');
     const { existsSync } = await import('node:fs');
     expect(DEFAULT_SHOPIFY_API_VERSION).toBe('2026-10');
     expect(toml.webhooks.api_version).toBe(DEFAULT_SHOPIFY_API_VERSION);

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { OrderStore } from '../../src/bridge/order-store.js';
+import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../../src/redis.js';
@@ -35,7 +35,7 @@ describe('POST /webhooks', () => {
   let url: string;
   let server: Server;
   beforeAll(async () => {
-    const store = new OrderStore({ database, redis, prefix });
+    const store = new PostgresOrderStore({ database, redis, prefix });
     queues = createQueues(redis, prefix);
     const app = createWebApp({
       logger: silentLogger,
@@ -91,7 +91,7 @@ describe('the atomic claim of a webhook id', () => {
   afterAll(cleanup);
 
   it('a delivery meeting another still being queued waits for it: taken in when that one fails, never a lost 200', async () => {
-    const store = new OrderStore({ database, redis, prefix });
+    const store = new PostgresOrderStore({ database, redis, prefix });
     const queued: string[] = [];
     let releaseFirst: () => void = () => undefined;
     const firstMayFail = new Promise<void>((resolve) => (releaseFirst = resolve));
@@ -127,7 +127,7 @@ describe('the atomic claim of a webhook id', () => {
   });
 
   it('is released when the enqueue fails (503), so Shopify\'s retry of the delivery is queued', async () => {
-    const store = new OrderStore({ database, redis, prefix });
+    const store = new PostgresOrderStore({ database, redis, prefix });
     const released: string[][] = [];
     const queued: string[] = [];
     let failNext = true;
@@ -191,7 +191,7 @@ describe('POST /webhooks when Redis is down', () => {
     await waitForRedis(redis);
     const prefix = 'pbtest:intake-down:';
     const downDb = lazyTestDatabase('intake-down');
-    const store = new OrderStore({ database: downDb.database, redis, prefix });
+    const store = new PostgresOrderStore({ database: downDb.database, redis, prefix });
     const queues = createQueues(redis, prefix);
     const app = createWebApp({
       logger: silentLogger,

@@ -1,0 +1,333 @@
+import type { OrderLink } from '../../orders/model.js';
+import type { OrderStatus } from '../../orders/status.js';
+import { demoMappingYaml } from './mapping.js';
+import {
+  ADDRESSES,
+  asCancelled,
+  asCreated,
+  DEMO_LATE_SHOP,
+  DEMO_LATE_SHOP_HANDLE,
+  DEMO_OWN_SHOP,
+  DEMO_OWN_SHOP_HANDLE,
+  DEMO_SHOP_HANDLE,
+  orderBody,
+  type OrderBody,
+  PRODUCTS,
+  SHIPPING,
+  withNewShippingAddress,
+} from './orders.js';
+
+/**
+ * The demo's sample orders, each with the story it tells (what the demo does to it, as a merchant, a customer or
+ * the printer would) and the end state it must reach. End states are checked in the real systems afterwards: the
+ * app's order store, the emulator's records and the Shopify stand-in's orders (see `verify`).
+ */
+
+export type ExpectedStatus = Extract<OrderStatus, 'shipped' | 'held' | 'cancelled'>;
+
+export interface Expectation {
+  /** The order's status in the app's order store. */
+  status: ExpectedStatus;
+  /** The print-bridge tag the order must carry in Shopify. */
+  tag: string;
+  /** What the print service must have: the order shipped, cancelled, or never received at all. */
+  printer: 'shipped' | 'cancelled' | 'nothing';
+  /** Fulfillments in Shopify, each with a tracking number of its own that the printer reported. */
+  fulfillments: number;
+  /** An artwork path that must be among the print order's component paths (taken from a line item property). */
+  artworkPath?: string;
+  /** The address every print shipment must have at the printer (after a change in Shopify). */
+  shipTo?: { address1: string; postcode: string };
+  /** Text the order's problems must mention (a held order's readable reason). */
+  problemMentions?: string;
+  /** A problem kind the order must have waited with on its way (its history shows the wait), e.g. `no-mapping`. */
+  waitedFor?: string;
+}
+
+/** What a scenario's script can do; the runner provides it, bound to one order. */
+export interface ScenarioActions {
+  /** Sends a signed webhook for this order to the app; throws unless the app answers 2xx. */
+  send(topic: 'orders/create' | 'orders/paid' | 'orders/updated' | 'orders/cancelled', body: OrderBody): Promise<void>;
+  /** Waits (polling) until `check` holds; throws with `what` when the run's time is up. */
+  waitUntil(what: string, check: () => boolean | Promise<boolean>): Promise<void>;
+  /** The order's link in the app's order store. */
+  appLink(): Promise<OrderLink | undefined>;
+  /** The printer takes the order in and keeps it in its queue (its processing clock stops) until released. */
+  holdAtPrinter(): Promise<void>;
+  releaseAtPrinter(): Promise<void>;
+  /** The shipping addresses of the order's shipments at the printer. */
+  printerShipTo(): { address1?: string; postcode?: string }[];
+  /** The merchant cancels the order in Shopify admin (the stand-in cancels its fulfillment orders). */
+  cancelInShopify(): void;
+  /** Shopify holds the order's fulfillment order (a fraud check, an address to confirm): it cannot be fulfilled. */
+  holdInShopify(reason: 'HIGH_RISK_OF_FRAUD' | 'INCORRECT_ADDRESS' | 'AWAITING_PAYMENT' | 'OTHER', notes?: string): void;
+  /** The merchant releases the hold; Shopify sends `fulfillment_orders/hold_released` to the app. */
+  releaseHoldInShopify(): void;
+  /** A line shown under the live table, e.g. "address changed in Shopify". */
+  note(text: string): void;
+  /** The store's merchant in the app inside the Shopify admin (session tokens, the app's own pages and forms). */
+  merchant: MerchantActions;
+  /** The merchant saves a mapping file (the app's registry picks it up as it changes). */
+  writeMapping(fileName: string, yaml: string): void;
+  sleep(ms: number): Promise<void>;
+  now(): Date;
+}
+
+export interface MerchantActions {
+  /** Opens the app from the Shopify admin: the first visit installs it (token exchange). */
+  openApp(): Promise<void>;
+  /** Sends one of the app's forms as its page script does (bearer session token); throws with the app's refusal. */
+  submit(path: string, fields: Record<string, string>): Promise<void>;
+  /** A page of the app, as the merchant sees it. */
+  page(path: string): Promise<string>;
+  /** The merchant's print account as their print service shows it (the demo's second emulator account). */
+  printAccount(): Record<string, string>;
+  /** The merchant sets up their print service's triggers for their account, posting to `url`. */
+  setUpTriggers(url: string): void;
+}
+
+export interface DemoScenario {
+  /** Short name for tables and logs. */
+  name: string;
+  /** The store the order belongs to; default the demo store. */
+  shop?: string;
+  /** One line: what happens to this order. */
+  story: string;
+  order: OrderBody;
+  sourceOrderId: string;
+  expected: Expectation;
+  /** The script: what the demo does to the order (it is passed in, so a test may change the order). */
+  play(actions: ScenarioActions, context: { order: OrderBody; holdMs: number }): Promise<void>;
+}
+
+/** Every order starts the same way: checkout (`orders/create`), then the payment (`orders/paid`). */
+async function checkout(actions: ScenarioActions, order: OrderBody): Promise<void> {
+  await actions.send('orders/create', asCreated(order));
+  await actions.send('orders/paid', order);
+}
+
+const TAG = {
+  shipped: 'print-bridge:shipped',
+  held: 'print-bridge:needs-mapping',
+  cancelled: 'print-bridge:cancelled',
+} as const;
+
+const ARTWORK_1002 = 'https://uploads.print-bridge.example/personaliser/4f9c2a/cover-zoe.pdf';
+const ARTWORK_1003 = 'https://uploads.print-bridge.example/personaliser/7be1d0/cover-hanako.pdf';
+
+/** The sample orders, placed at `placedAt` (their `created_at`; later versions move `updated_at` on). */
+export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
+  const make = (number: number, rest: Omit<Parameters<typeof orderBody>[0], 'number' | 'placedAt'>) =>
+    orderBody({ number, placedAt, ...rest });
+  const sourceOrderId = (order: OrderBody) => `${DEMO_SHOP_HANDLE}-${order.order_number}`;
+  const scenario = (s: Omit<DemoScenario, 'sourceOrderId'>): DemoScenario => ({
+    ...s,
+    sourceOrderId:
+      s.shop === DEMO_LATE_SHOP
+        ? `${DEMO_LATE_SHOP_HANDLE}-${s.order.order_number}`
+        : s.shop === DEMO_OWN_SHOP
+          ? `${DEMO_OWN_SHOP_HANDLE}-${s.order.order_number}`
+          : sourceOrderId(s.order),
+  });
+
+  return [
+    scenario({
+      name: 'several SKUs',
+      story: 'two posters, four cards and envelopes from the printer’s shelf, in one parcel',
+      order: make(1001, {
+        email: 'juergen@example.de',
+        shipTo: ADDRESSES.koeln,
+        shipping: SHIPPING.standard,
+        lines: [
+          { product: PRODUCTS.posterA2 },
+          { product: PRODUCTS.posterA3, quantity: 2 },
+          { product: PRODUCTS.cardBirthday, quantity: 4 },
+          { product: PRODUCTS.envelope, quantity: 4 },
+        ],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1 },
+      play: (actions, { order }) => checkout(actions, order),
+    }),
+    scenario({
+      name: 'personalised',
+      story: 'a journal whose cover artwork comes from a line item property',
+      order: make(1002, {
+        email: 'zoe@example.pl',
+        shipTo: ADDRESSES.lodz,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.journal, properties: { 'Name on cover': 'Zoë', _artwork_url: ARTWORK_1002 } }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, artworkPath: ARTWORK_1002 },
+      play: (actions, { order }) => checkout(actions, order),
+    }),
+    scenario({
+      name: 'two shipments',
+      story: 'a journal (bindery) and a poster (studio) ship separately by express, each with its own tracking',
+      order: make(1003, {
+        email: 'hanako@example.jp',
+        shipTo: ADDRESSES.tokyo,
+        shipping: SHIPPING.express,
+        lines: [
+          { product: PRODUCTS.journal, properties: { 'Name on cover': '花子', _artwork_url: ARTWORK_1003 } },
+          { product: PRODUCTS.posterA2 },
+        ],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 2, artworkPath: ARTWORK_1003 },
+      play: (actions, { order }) => checkout(actions, order),
+    }),
+    scenario({
+      name: 'unmapped item',
+      story: 'a tote bag no mapping rule covers: the order is held with the reason',
+      order: make(1004, {
+        email: 'siobhan@example.ie',
+        shipTo: ADDRESSES.dublin,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.cardBirthday, quantity: 2 }, { product: PRODUCTS.toteBag }],
+      }),
+      expected: { status: 'held', tag: TAG.held, printer: 'nothing', fulfillments: 0, problemMentions: PRODUCTS.toteBag.sku },
+      play: (actions, { order }) => checkout(actions, order),
+    }),
+    scenario({
+      name: 'cancelled in hold',
+      story: 'cancelled in Shopify inside the hold window: nothing reaches the printer',
+      order: make(1005, {
+        email: 'jose@example.es',
+        shipTo: ADDRESSES.madrid,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA3 }],
+      }),
+      expected: { status: 'cancelled', tag: TAG.cancelled, printer: 'nothing', fulfillments: 0 },
+      async play(actions, { order, holdMs }) {
+        await checkout(actions, order);
+        await actions.waitUntil('the app to schedule the submission', async () => Boolean((await actions.appLink())?.submitAfter));
+        // The customer changes their mind a moment later, well inside the window.
+        await actions.sleep(Math.min(1_000, holdMs / 4));
+        actions.cancelInShopify();
+        await actions.send('orders/cancelled', asCancelled(order, actions.now(), 'customer'));
+        actions.note('cancelled in Shopify inside the hold window');
+      },
+    }),
+    scenario({
+      name: 'cancelled at printer',
+      story: 'cancelled in Shopify after submission: the print service cancels it',
+      order: make(1006, {
+        email: 'amelia@example.co.uk',
+        shipTo: ADDRESSES.leeds,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.cardBirthday, quantity: 2 }, { product: PRODUCTS.envelope, quantity: 2 }],
+      }),
+      expected: { status: 'cancelled', tag: TAG.cancelled, printer: 'cancelled', fulfillments: 0 },
+      async play(actions, { order }) {
+        await checkout(actions, order);
+        // The printer keeps it in its queue, so the cancellation meets an order that has not shipped yet.
+        await actions.holdAtPrinter();
+        await actions.waitUntil('the app to record the print order', async () => Boolean((await actions.appLink())?.printOrderId));
+        actions.cancelInShopify();
+        await actions.send('orders/cancelled', asCancelled(order, actions.now(), 'customer'));
+        actions.note('cancelled in Shopify after submission');
+      },
+    }),
+    scenario({
+      name: 'address change',
+      story: 'the customer moves after submission: the printer ships to the new address',
+      order: make(1007, {
+        email: 'priya@example.co.uk',
+        shipTo: ADDRESSES.york,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA2 }],
+      }),
+      expected: {
+        status: 'shipped',
+        tag: TAG.shipped,
+        printer: 'shipped',
+        fulfillments: 1,
+        shipTo: { address1: ADDRESSES.yorkNew.address1, postcode: ADDRESSES.yorkNew.zip },
+      },
+      async play(actions, { order }) {
+        await checkout(actions, order);
+        await actions.holdAtPrinter();
+        await actions.waitUntil('the app to record the print order', async () => Boolean((await actions.appLink())?.printOrderId));
+        await actions.send('orders/updated', withNewShippingAddress(order, ADDRESSES.yorkNew, actions.now()));
+        actions.note('shipping address changed in Shopify after submission');
+        await actions.waitUntil('the printer to have the new address', () =>
+          actions.printerShipTo().some((s) => s.postcode === ADDRESSES.yorkNew.zip),
+        );
+        await actions.releaseAtPrinter();
+      },
+    }),
+    scenario({
+      name: 'held fulfillment',
+      story: 'Shopify holds the fulfillment order for a fraud check: the tracking waits, then goes out when the merchant releases it',
+      order: make(1008, {
+        email: 'lukas@example.at',
+        shipTo: ADDRESSES.koeln,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA2 }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'fulfillment-hold' },
+      async play(actions, { order, holdMs }) {
+        // A fraud-analysis app holds the fulfillment order as the order comes in.
+        actions.holdInShopify('HIGH_RISK_OF_FRAUD', 'manual review');
+        await checkout(actions, order);
+        await actions.waitUntil('the shipment to wait for the hold', async () =>
+          Boolean((await actions.appLink())?.shipments.some((s) => s.status === 'shipped' && s.waitingForRelease)),
+        );
+        actions.note('shipped at the printer; Shopify holds the fulfillment order, so the tracking waits');
+        await actions.sleep(Math.min(500, holdMs / 4));
+        actions.releaseHoldInShopify();
+        actions.note('the merchant released the hold: fulfilled with the tracking');
+      },
+    }),
+    scenario({
+      name: 'late mapping',
+      story: 'an order of a second store that has no mapping yet: it waits, then goes out by itself once one is saved',
+      shop: DEMO_LATE_SHOP,
+      order: make(1009, {
+        email: 'ines@example.pt',
+        shipTo: ADDRESSES.madrid,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA3 }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'no-mapping' },
+      async play(actions, { order, holdMs }) {
+        await checkout(actions, order);
+        await actions.waitUntil('the order to wait for a mapping', async () => (await actions.appLink())?.status === 'waiting');
+        actions.note(`no mapping serves ${DEMO_LATE_SHOP}: the order waits, on the problems page`);
+        await actions.sleep(Math.min(500, holdMs / 4));
+        actions.writeMapping('late.yaml', demoMappingYaml({ holdMinutes: holdMs / 60_000, shop: DEMO_LATE_SHOP }));
+        actions.note(`a mapping for ${DEMO_LATE_SHOP} was saved: the order goes out by itself`);
+      },
+    }),
+    scenario({
+      name: 'own print account',
+      story: 'a store installs the app and sets itself up in it: its own print account, postback address and mapping; a test order is checked, then it goes live',
+      shop: DEMO_OWN_SHOP,
+      order: make(1010, {
+        email: 'noor@example.nl',
+        shipTo: ADDRESSES.koeln,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA3 }],
+      }),
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'test-mode' },
+      async play(actions, { order, holdMs }) {
+        const { merchant } = actions;
+        await merchant.openApp();
+        actions.note(`${DEMO_OWN_SHOP} installed the app from Shopify (session token exchanged for an access token)`);
+        await merchant.submit('/admin/settings/account', merchant.printAccount());
+        actions.note('Settings: the store connected its own print account (checked with one signed call); it starts in test mode');
+        const settings = await merchant.page('/admin/settings');
+        const postbackUrl = /id="postback-url">([^<]+)</.exec(settings)?.[1];
+        if (!postbackUrl) throw new Error('the Settings page shows no postback address');
+        merchant.setUpTriggers(postbackUrl.trim());
+        actions.note('Settings: the postback address and trigger templates were pasted into the print service');
+        await merchant.submit('/admin/mappings/save', { yaml: demoMappingYaml({ holdMinutes: holdMs / 60_000, shop: DEMO_OWN_SHOP }), note: 'first mapping' });
+        actions.note('Mapping editor: the store saved its own mapping (version 1)');
+        await checkout(actions, order);
+        await actions.waitUntil('the test order to be checked by the print service', async () => (await actions.appLink())?.testRun?.valid === true);
+        actions.note('test mode: the print service found the order valid, and nothing was created');
+        await merchant.submit('/admin/settings/mode', { mode: 'live', confirm: 'yes' });
+        actions.note('Settings: every checklist step done; the merchant went live, and the test order goes out once');
+      },
+    }),
+  ];
+}

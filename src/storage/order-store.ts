@@ -1,0 +1,529 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/database.js';
+import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
+import { DataRequests } from './data-requests.js';
+import { OrderLeases } from './order-leases.js';
+import type { WebhookClaim } from '../shopify/webhook-intake.js';
+import type { OrderStore } from '../bridge/ports.js';
+import type { OrderStatus } from '../orders/status.js';
+import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
+import { WebhookBodies } from './webhook-bodies.js';
+
+export type { UnreadablePostback } from './unreadable-postbacks.js';
+export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
+
+/**
+ * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
+ * print `_id`), its shipments with the Shopify line items in each and their fulfillments, its status, the reasons
+ * shown to the merchant, and its history. PostgreSQL (or the embedded PGlite) is the system of record; Redis holds only
+ * what is short-lived (leases, webhook ids, bodies between intake and worker), so web and worker stay stateless.
+ *
+ * Writes are compare-and-set on the order's version inside one statement: the row is written only if its version is
+ * still the one read, with its history and its sourceOrderId claim, so two workers never both apply one transition.
+ */
+
+export const HISTORY_LIMIT = 200;
+
+/** A history is cut back to HISTORY_LIMIT entries once it passes this many (keeps writes cheap). */
+const HISTORY_TRIM_AT = HISTORY_LIMIT + 50;
+
+export class OrderStoreConflictError extends Error {
+  readonly retryable = true;
+  constructor(shop: string, orderId: string) {
+    super(`Order ${orderId} of ${shop} kept changing under concurrent updates; the job will retry.`);
+    this.name = 'OrderStoreConflictError';
+  }
+}
+
+export interface OrderStoreOptions {
+  database: Database;
+  redis: Redis;
+  prefix: string;
+  clock?: () => Date;
+}
+
+export interface OrderSearch {
+  shop?: string;
+  status?: OrderStatus;
+  /** Orders last changed at or after / before these ISO times. */
+  from?: string;
+  to?: string;
+  /** An order name (`#1001` or `1001`), a sourceOrderId or a print `_id`, exact. */
+  q?: string;
+  /** `next` of the page before. */
+  cursor?: string;
+  limit?: number;
+}
+
+export class PostgresOrderStore implements OrderStore {
+  /** Stores this process marked active recently (markShopActive), until when the mark is not sent again. */
+  private readonly markedActive = new Map<string, number>();
+  private readonly database: Database;
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly clock: () => Date;
+  private readonly leases: OrderLeases;
+
+  constructor(options: OrderStoreOptions) {
+    this.database = options.database;
+    this.redis = options.redis;
+    this.prefix = options.prefix;
+    this.clock = options.clock ?? (() => new Date());
+    this.leases = new OrderLeases(options.redis, options.prefix);
+  }
+
+  private rows<T extends Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]> {
+    return this.database.rows<T>(query);
+  }
+
+  async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
+    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}`);
+    return row?.data;
+  }
+
+  /** A new record for an order seen for the first time. */
+  blank(shop: string, orderId: string): OrderLink {
+    return blankOrder(shop, orderId, this.clock());
+  }
+
+  /**
+   * Reads, lets `mutate` decide, and writes only if nobody wrote in between; otherwise reads again. `mutate` returns
+   * undefined to change nothing. Returns the stored link (new or unchanged).
+   */
+  async update(
+    shop: string,
+    orderId: string,
+    mutate: (current: OrderLink | undefined) => Mutation | undefined,
+    /**
+     * The link as the caller last read or wrote it: tried first instead of a read (issue 17: one statement less per
+     * step). Only a write can rely on it (the compare-and-set proves it current); a "nothing to do" on it is checked
+     * again on a fresh read.
+     */
+    known?: OrderLink,
+  ): Promise<{ link: OrderLink | undefined; changed: boolean }> {
+    let guess = known && known.shop === shop && known.orderId === orderId ? known : undefined;
+    let lost = false;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      // Contenders that lost spread out instead of colliding again on the next read.
+      if (lost) await sleep(Math.random() * Math.min(50, 2 * attempt));
+      const current = guess ?? (await this.get(shop, orderId));
+      const guessed = guess !== undefined;
+      guess = undefined;
+      const mutation = mutate(current ? structuredClone(current) : undefined);
+      if (!mutation) {
+        if (guessed) continue;
+        return { link: current, changed: false };
+      }
+      const now = this.clock();
+      const link: OrderLink = { ...mutation.link, shop, orderId, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 };
+      if (await this.write(current?.version ?? 0, link, mutation.history ?? [], now)) return { link, changed: true };
+      lost = true;
+    }
+    throw new OrderStoreConflictError(shop, orderId);
+  }
+
+  private async write(expected: number, link: OrderLink, history: Omit<HistoryEntry, 'at'>[], now: Date): Promise<boolean> {
+    const at = now.toISOString();
+    const statusAt = Number.isNaN(Date.parse(link.statusAt)) ? at : new Date(link.statusAt).toISOString();
+    const entries = JSON.stringify(history.map((h) => ({ at, ...h })));
+    const data = JSON.stringify(link);
+    const columns = sql`${link.orderName ?? null}, ${link.status}, ${statusAt}::timestamptz, ${link.sourceOrderId ?? null}, ${link.printOrderId ?? null}`;
+    const written =
+      expected === 0
+        ? sql`INSERT INTO orders (shop, order_id, order_name, status, status_at, source_order_id, print_order_id, created_at, updated_at, version, data)
+              VALUES (${link.shop}, ${link.orderId}, ${columns}, ${link.createdAt}::timestamptz, ${at}::timestamptz, ${link.version}, ${data}::jsonb)
+              ON CONFLICT DO NOTHING RETURNING shop, order_id`
+        : sql`UPDATE orders SET (order_name, status, status_at, source_order_id, print_order_id, updated_at, version, data)
+              = (${columns}, ${at}::timestamptz, ${link.version}, ${data}::jsonb)
+              WHERE shop = ${link.shop} AND order_id = ${link.orderId} AND version = ${expected} RETURNING shop, order_id`;
+    // One statement: the row, its history and its sourceOrderId claim are written together or not at all. A
+    // sourceOrderId belongs to the first order that claimed it (claimSourceOrderId): never taken over here.
+    const [row] = await this.rows<{ n: number }>(sql`
+      WITH written AS (${written}),
+      history AS (
+        INSERT INTO order_history (shop, order_id, at, entry)
+        SELECT w.shop, w.order_id, ${at}::timestamptz, e.entry
+        FROM written w, jsonb_array_elements(${entries}::jsonb) WITH ORDINALITY AS e(entry, n) ORDER BY e.n
+      ),
+      claim AS (
+        INSERT INTO source_order_ids (namespace, source_order_id, shop, order_id)
+        SELECT ${claimNamespace(link.shop, link.printAccount)}, ${link.sourceOrderId ?? null}::text, w.shop, w.order_id FROM written w WHERE ${link.sourceOrderId ?? null}::text IS NOT NULL
+        ON CONFLICT DO NOTHING
+      )
+      SELECT count(*)::int AS n FROM written`);
+    const ok = (row?.n ?? 0) === 1;
+    // A long-lived order's history is cut back now and then, never on every write.
+    if (ok && history.length > 0 && link.version % 25 === 0) await this.trimHistory(link.shop, link.orderId);
+    return ok;
+  }
+
+  private async trimHistory(shop: string, orderId: string): Promise<void> {
+    await this.rows(sql`
+      DELETE FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} AND id < (
+        SELECT id FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC OFFSET ${HISTORY_LIMIT - 1} LIMIT 1
+      ) AND (SELECT count(*) FROM order_history WHERE shop = ${shop} AND order_id = ${orderId}) > ${HISTORY_TRIM_AT}`);
+  }
+
+  /** Newest first. */
+  async history(shop: string, orderId: string, limit = HISTORY_LIMIT): Promise<HistoryEntry[]> {
+    const rows = await this.rows<{ entry: HistoryEntry }>(
+      sql`SELECT entry FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC LIMIT ${limit}`,
+    );
+    return rows.map((r) => r.entry);
+  }
+
+  /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
+  async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
+    const at = this.clock().toISOString();
+    await this.rows(sql`INSERT INTO order_history (shop, order_id, at, entry) VALUES (${shop}, ${orderId}, ${at}::timestamptz, ${JSON.stringify({ at, ...entry })}::jsonb)`);
+  }
+
+  /**
+   * Claims a sourceOrderId for one order before it is sent, on the print account it goes out with (`namespace`, see
+   * `claimNamespace`): the first order to claim it there owns it, and the same order claiming again is fine. Another
+   * order's claim on the same account is refused with the owner, so two orders never share one print order, nor each
+   * other's postbacks; a claim on another account is no obstacle (the printer keeps ids per account). An owner whose
+   * link is gone (redacted) no longer holds it.
+   */
+  async claimSourceOrderId(
+    shop: string,
+    orderId: string,
+    sourceOrderId: string,
+    namespace: string = ENV_NAMESPACE,
+  ): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [row] = await this.rows<{ shop: string; order_id: string; alive: boolean }>(sql`
+        WITH claimed AS (
+          INSERT INTO source_order_ids (namespace, source_order_id, shop, order_id) VALUES (${namespace}, ${sourceOrderId}, ${shop}, ${orderId})
+          ON CONFLICT DO NOTHING RETURNING shop, order_id
+        )
+        SELECT shop, order_id, true AS alive FROM claimed
+        UNION ALL
+        SELECT s.shop, s.order_id, EXISTS (SELECT 1 FROM orders o WHERE o.shop = s.shop AND o.order_id = s.order_id) AS alive
+        FROM source_order_ids s WHERE s.namespace = ${namespace} AND s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
+      if (!row) continue;
+      if (row.shop === shop && row.order_id === orderId) return { ok: true };
+      if (row.alive) return { ok: false, owner: { shop: row.shop, orderId: row.order_id } };
+      // The owner's record is gone: the id is free again (compare-and-delete, so a new owner is never removed).
+      await this.rows(
+        sql`DELETE FROM source_order_ids WHERE namespace = ${namespace} AND source_order_id = ${sourceOrderId} AND shop = ${row.shop} AND order_id = ${row.order_id}`,
+      );
+    }
+    throw new OrderStoreConflictError(shop, orderId);
+  }
+
+  /**
+   * The order that owns a sourceOrderId. `scope` is the store a postback token speaks for: its own account's claims
+   * first, then its orders on the operator's account. Without it (the operator-wide token) only the operator's
+   * account is searched: a store's own-account ids are never found through it.
+   */
+  async findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined> {
+    const where = scope
+      ? sql`s.source_order_id = ${sourceOrderId} AND (s.namespace = ${claimNamespace(scope, 'own')} OR (s.namespace = ${ENV_NAMESPACE} AND s.shop = ${scope}))`
+      : sql`s.source_order_id = ${sourceOrderId} AND s.namespace = ${ENV_NAMESPACE}`;
+    const [row] = await this.rows<{ data: OrderLink }>(sql`
+      SELECT o.data FROM source_order_ids s JOIN orders o ON o.shop = s.shop AND o.order_id = s.order_id
+      WHERE ${where} ORDER BY s.namespace = ${ENV_NAMESPACE} LIMIT 1`);
+    return row?.data;
+  }
+
+  async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
+    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} ORDER BY created_at LIMIT 1`);
+    return row?.data;
+  }
+
+  /** Kept for callers of the Redis store: the print `_id` is a column of the order, indexed by every write. */
+  async indexPrintOrderId(_link: OrderLink): Promise<void> {}
+
+  /** Newest first (by last change; in a status, by when the order entered it). */
+  async list(options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    return this.listWhere(options.status ? sql`status = ${options.status}` : sql`true`, options);
+  }
+
+  /** One shop's orders, newest first (the embedded admin pages). */
+  async listOfShop(shop: string, options: { status?: OrderStatus; offset?: number; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    return this.listWhere(options.status ? sql`shop = ${shop} AND status = ${options.status}` : sql`shop = ${shop}`, options);
+  }
+
+  /**
+   * Orders still under way that carry a postback the print service did not confirm (`unconfirmed-postback`), newest
+   * change first. Waiting, held and errored orders are listed by their status already, with all their problems; a
+   * finished order (shipped, cancelled, not printed) is past anything the claim could have changed.
+   */
+  async listUnconfirmedPostbacks(options: { shop?: string; limit?: number } = {}): Promise<{ total: number; links: OrderLink[] }> {
+    return this.listWhere(unconfirmedPostbacks(options.shop), { limit: options.limit });
+  }
+
+  async countUnconfirmedPostbacks(shop?: string): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM orders WHERE ${unconfirmedPostbacks(shop)}`);
+    return row?.n ?? 0;
+  }
+
+  private async listWhere(where: ReturnType<typeof sql>, options: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }> {
+    const order = options.status ? sql`status_at DESC, shop DESC, order_id DESC` : sql`updated_at DESC, shop DESC, order_id DESC`;
+    const [counted, rows] = await Promise.all([
+      this.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM orders WHERE ${where}`),
+      this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE ${where} ORDER BY ${order} LIMIT ${options.limit ?? 50} OFFSET ${options.offset ?? 0}`),
+    ]);
+    return { total: counted[0]?.n ?? 0, links: rows.map((r) => r.data) };
+  }
+
+  /**
+   * The admin order list: filters by store, status and time of last change, finds an order by name, sourceOrderId or
+   * print `_id`, newest change first, a page at a time with a cursor (stable while orders change: keyset, no offset).
+   */
+  async search(options: OrderSearch = {}): Promise<{ links: OrderLink[]; next?: string }> {
+    const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
+    const where = [sql`true`];
+    if (options.shop) where.push(sql`shop = ${options.shop}`);
+    if (options.status) where.push(sql`status = ${options.status}`);
+    if (options.from) where.push(sql`updated_at >= ${options.from}::timestamptz`);
+    if (options.to) where.push(sql`updated_at < ${options.to}::timestamptz`);
+    const q = options.q?.trim();
+    if (q) {
+      const name = q.startsWith('#') ? q : `#${q}`;
+      // Each alternative has its own index (a bitmap OR); an order gid is found through its page, not here.
+      where.push(sql`(order_name = ${q} OR order_name = ${name} OR source_order_id = ${q} OR print_order_id = ${q})`);
+    }
+    const after = decodeCursor(options.cursor);
+    if (after) where.push(sql`(updated_at, shop, order_id) < (${after.updatedAt}::timestamptz, ${after.shop}, ${after.orderId})`);
+    const rows = await this.rows<{ data: OrderLink; cursor_at: string }>(sql`
+      SELECT data, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at FROM orders
+      WHERE ${sql.join(where, sql` AND `)}
+      ORDER BY updated_at DESC, shop DESC, order_id DESC LIMIT ${limit + 1}`);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      links: page.map((r) => r.data),
+      next: rows.length > limit && last ? encodeCursor({ updatedAt: last.cursor_at, shop: last.data.shop, orderId: last.data.orderId }) : undefined,
+    };
+  }
+
+  async countByStatusOfShop(shop: string, statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    return this.countWhere(sql`shop = ${shop}`, statuses);
+  }
+
+  async countByStatus(statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    return this.countWhere(sql`true`, statuses);
+  }
+
+  private async countWhere(where: ReturnType<typeof sql>, statuses: readonly OrderStatus[]): Promise<Record<string, number>> {
+    const rows = await this.rows<{ status: string; n: number }>(
+      sql`SELECT status, count(*)::int AS n FROM orders WHERE ${where} AND status IN (SELECT jsonb_array_elements_text(${JSON.stringify(statuses)}::jsonb)) GROUP BY status`,
+    );
+    const counts = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<string, number>;
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  /** Orders in a status since before `beforeMs` (oldest first): candidates for a check with the print service. */
+  async listQuietSince(status: OrderStatus, beforeMs: number, limit: number, offset = 0): Promise<OrderLink[]> {
+    const rows = await this.rows<{ data: OrderLink }>(sql`
+      SELECT data FROM orders WHERE status = ${status} AND status_at <= ${new Date(beforeMs).toISOString()}::timestamptz
+      ORDER BY status_at, shop, order_id LIMIT ${limit} OFFSET ${offset}`);
+    return rows.map((r) => r.data);
+  }
+
+  /** Keeps the newest version of a Shopify order body by `updated_at`; returns whether this one was newer. */
+  async saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
+    const rows = await this.rows(sql`
+      INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
+      ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
+      WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
+      RETURNING 1 AS n`);
+    return rows.length === 1;
+  }
+
+  /** The newest body, unless retention has cut it. */
+  async getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {
+    const [row] = await this.rows<{ shopify_updated_at: string; body: string | null }>(
+      sql`SELECT shopify_updated_at, body FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`,
+    );
+    return row?.body ? { updatedAt: row.shopify_updated_at, body: row.body } : undefined;
+  }
+
+  /** Deletes the stored Shopify order body, which holds the customer's personal data. */
+  async deleteOrderBody(shop: string, orderId: string): Promise<void> {
+    await this.rows(sql`DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`);
+  }
+
+  /**
+   * Retention: cuts the full Shopify body of orders the printer finished with (shipped, cancelled, not printed) more
+   * than `days` ago. The link (what the pages and the reconciliation read) and the history stay. Returns how many.
+   */
+  async reduceFinishedBodies(days: number, finished: readonly OrderStatus[], batch = 1000): Promise<number> {
+    const before = new Date(this.clock().getTime() - days * 24 * 3600 * 1000).toISOString();
+    const now = this.clock().toISOString();
+    let total = 0;
+    for (;;) {
+      const rows = await this.rows(sql`
+        UPDATE order_bodies b SET body = NULL, reduced_at = ${now}::timestamptz
+        WHERE (b.shop, b.order_id) IN (
+          SELECT b2.shop, b2.order_id FROM order_bodies b2 JOIN orders o ON o.shop = b2.shop AND o.order_id = b2.order_id
+          WHERE b2.body IS NOT NULL AND o.status IN (SELECT jsonb_array_elements_text(${JSON.stringify(finished)}::jsonb))
+            AND o.status_at < ${before}::timestamptz
+          LIMIT ${batch}
+        ) RETURNING 1 AS n`);
+      total += rows.length;
+      if (rows.length < batch) return total;
+    }
+  }
+
+  /**
+   * Records when the app first handled an order of this shop (kept if already set): the lost-order recovery never
+   * reaches back before it, so orders from before the install are never sent to the printer.
+   */
+  async markShopActive(shop: string): Promise<void> {
+    // Every order webhook marks its store; once marked, the mark only changes when the store is forgotten. This process
+    // skips the statement for a minute after it last made it (issue 17: one statement per order less in a burst); a
+    // store forgotten by another process is marked again within that minute.
+    const now = Date.now();
+    if ((this.markedActive.get(shop) ?? 0) > now) return;
+    await this.rows(sql`
+      INSERT INTO shops (shop, active_since) VALUES (${shop}, ${this.clock().toISOString()}::timestamptz)
+      ON CONFLICT (shop) DO UPDATE SET active_since = EXCLUDED.active_since WHERE shops.active_since IS NULL`);
+    this.markedActive.set(shop, now + 60_000);
+  }
+
+  async shopActiveSince(shop: string): Promise<string | undefined> {
+    const [row] = await this.rows<{ since: string | null }>(
+      sql`SELECT to_char(active_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since FROM shops WHERE shop = ${shop}`,
+    );
+    return row?.since ?? undefined;
+  }
+
+  /** Uninstalled: orders placed until a reinstall are not this app's to recover. */
+  async forgetShopActive(shop: string): Promise<void> {
+    this.markedActive.delete(shop);
+    await this.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
+  }
+
+  /**
+   * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when they were
+   * seen within the last days; `pending` while another delivery is queueing it; otherwise the claim, to confirm once
+   * the job is queued or to release when it could not be.
+   */
+  async claimWebhook(keys: readonly string[]): Promise<WebhookClaim | 'pending' | undefined> {
+    const claimed = await this.leases.claimWebhook(keys);
+    if (claimed === 'seen') return undefined;
+    if (claimed === 'pending') return 'pending';
+    return {
+      confirm: () => this.leases.confirmWebhook(keys),
+      release: () => this.leases.releaseWebhook(keys, claimed.token),
+    };
+  }
+
+  async isWebhookSeen(webhookId: string): Promise<boolean> {
+    return this.leases.isWebhookSeen(webhookId);
+  }
+
+  dataRequests(): DataRequests {
+    return new DataRequests(this.database, this.clock);
+  }
+
+  /** Keeps the answer to a customer data request for the merchant and the operator (30 days). */
+  async saveDataRequest(shop: string, requestId: string, report: unknown): Promise<void> {
+    await this.dataRequests().save(shop, requestId, report);
+  }
+
+  async getDataRequest(shop: string, requestId: string): Promise<unknown> {
+    return this.dataRequests().get(shop, requestId);
+  }
+
+  /** Data-request reports of the shop (shop/redact), or the entries of these orders in them (customers/redact). */
+  async redactDataRequests(shop: string, orderIds?: readonly string[]): Promise<number> {
+    return this.dataRequests().redact(shop, orderIds);
+  }
+
+  /** Every order of a shop (for redaction and uninstall). */
+  async orderIdsOfShop(shop: string): Promise<string[]> {
+    const rows = await this.rows<{ order_id: string }>(sql`SELECT order_id FROM orders WHERE shop = ${shop} ORDER BY order_id`);
+    return rows.map((r) => r.order_id);
+  }
+
+  /** Raw webhook bodies between intake and the worker (queue jobs carry ids only). */
+  webhookBodies(): WebhookBodies {
+    return new WebhookBodies(this.redis, this.prefix);
+  }
+
+  /** Postbacks that could not be understood, kept for an operator (admin pages). */
+  unreadablePostbacks(): UnreadablePostbacks {
+    return new UnreadablePostbacks(this.database, this.clock);
+  }
+
+  async keepUnreadablePostback(entry: Omit<UnreadablePostback, 'id'>): Promise<UnreadablePostback> {
+    return this.unreadablePostbacks().keep(entry);
+  }
+
+  async listUnreadablePostbacks(options: { offset?: number; limit?: number } = {}): Promise<{ total: number; entries: UnreadablePostback[] }> {
+    return this.unreadablePostbacks().list(options);
+  }
+
+  async countUnreadablePostbacks(): Promise<number> {
+    return this.unreadablePostbacks().count();
+  }
+
+  async removeUnreadablePostback(id: string): Promise<boolean> {
+    return this.unreadablePostbacks().remove(id);
+  }
+
+  /**
+   * A short lease on one order for steps that read Shopify and then write it (a fulfillment), so two jobs of the same
+   * order do not both act on one read. Returns a token for `releaseLease`, or undefined when someone else holds it.
+   */
+  async tryLease(shop: string, orderId: string, ttlMs: number): Promise<string | undefined> {
+    return this.leases.tryLease(shop, orderId, ttlMs);
+  }
+
+  /** Extends a lease still held with `token`; false when it was lost (expired and maybe taken by another job). */
+  async renewLease(shop: string, orderId: string, token: string, ttlMs: number): Promise<boolean> {
+    return this.leases.renewLease(shop, orderId, token, ttlMs);
+  }
+
+  async releaseLease(shop: string, orderId: string, token: string): Promise<void> {
+    await this.leases.releaseLease(shop, orderId, token);
+  }
+
+  /** Removes every trace of an order (shop redaction). */
+  async deleteOrder(shop: string, orderId: string): Promise<void> {
+    await this.rows(sql`
+      WITH o AS (DELETE FROM orders WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1),
+      b AS (DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1),
+      h AS (DELETE FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1),
+      s AS (DELETE FROM source_order_ids WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1)
+      SELECT (SELECT count(*) FROM o)::int AS n`);
+  }
+}
+
+interface Cursor {
+  updatedAt: string;
+  shop: string;
+  orderId: string;
+}
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.shop, cursor.orderId])).toString('base64url');
+}
+
+/** A cursor that does not read back is the first page, not an error: it only ever comes from a link we made. */
+function decodeCursor(value: string | undefined): Cursor | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(parsed) && parsed.length === 3 && parsed.every((p) => typeof p === 'string') && !Number.isNaN(Date.parse(parsed[0] as string))) {
+      const [updatedAt, shop, orderId] = parsed as [string, string, string];
+      return { updatedAt, shop, orderId };
+    }
+  } catch {
+    // falls through
+  }
+  return undefined;
+}
+
+/** The predicate of orders_unconfirmed_postback_idx (src/db/schema.ts), written the same so the planner uses it. */
+function unconfirmedPostbacks(shop: string | undefined): ReturnType<typeof sql> {
+  const live = sql`data -> 'problems' @> '[{"kind":"unconfirmed-postback"}]'::jsonb AND status NOT IN ('waiting', 'held', 'error', 'shipped', 'cancelled', 'not-printed')`;
+  return shop ? sql`${live} AND shop = ${shop}` : live;
+}
