@@ -2,7 +2,7 @@ import type { Change } from 'diff';
 import type { MappingVersion } from '../shops/model.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html } from './html.js';
-import { banner, formatTime, layout, type PageContext } from './views.js';
+import { banner, formatTime, layout, type PageContext } from './page-layout.js';
 
 /**
  * The store's mapping in the app (issue 16): a YAML editor (CodeMirror, bundled and served by the app) whose problems

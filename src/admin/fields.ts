@@ -1,5 +1,5 @@
 import { html, type Html, type HtmlValue, trusted } from './html.js';
-import type { PageContext } from './views.js';
+import type { PageContext } from './page-layout.js';
 
 /**
  * Form controls: Polaris web components inside the Shopify admin (form-associated: they submit with the form like

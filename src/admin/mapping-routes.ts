@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toOrderGid } from './order-routes.js';
 import type { AdminContext } from './router.js';
 import { scopeOf, type Viewer } from './viewer.js';
-import { mappingsPage } from './views.js';
+import { mappingsPage } from './mapping-views.js';
 
 /** The mapping files that serve the viewer's stores, their problems, and a preview of an order through them. */
 

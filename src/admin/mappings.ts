@@ -2,7 +2,7 @@ import { formatFileProblem, formatMappingProblem } from '../mapping/errors.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import type { MappingRenderer } from '../mapping/render-task.js';
 import { parseShopifyOrderJson, shopDomainOf, unwrapOrder } from '../mapping/shopify-order.js';
-import type { MappingsView, PreviewResult } from './views.js';
+import type { MappingsView, PreviewResult } from './mapping-views.js';
 
 /** What the mappings page needs of the mapping registry. */
 export interface AdminMappingPort {

@@ -15,7 +15,7 @@ import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { isCurrentFailure } from './failed-jobs.js';
 import type { AdminContext } from './router.js';
 import { actorOf, scopeOf, type Viewer } from './viewer.js';
-import { orderPage, ordersPage, problemsPage } from './views.js';
+import { orderPage, ordersPage, problemsPage } from './order-views.js';
 
 /** The order list, one order with its actions, and the problems page. */
 

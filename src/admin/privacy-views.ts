@@ -1,7 +1,7 @@
 import type { DataRequestSummary } from '../storage/data-requests.js';
 import { dataTable } from './fields.js';
 import { html, type Html } from './html.js';
-import { formatTime, layout, type PageContext } from './views.js';
+import { formatTime, layout, type PageContext } from './page-layout.js';
 
 /**
  * Customer data requests (`customers/data_request`): what the app holds about a customer's orders, kept 30 days for

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { html, type Html } from './html.js';
 import type { SessionSigner } from './session.js';
 import { linkFor, scopeOf, type Viewer } from './viewer.js';
-import { messagePage, type PageContext } from './views.js';
+import { messagePage, type PageContext } from './page-layout.js';
 
 /**
  * How the admin pages answer: pages with their security headers, redirects after a form (a JSON `{location}` for the

@@ -21,7 +21,7 @@ import { createResponder, type Responder, sendHtml } from './respond.js';
 import { equalText, OPERATOR_SESSION_MS, SessionSigner } from './session.js';
 import { type LoginGuard, MemoryLoginGuard } from './login-guard.js';
 import { BOUNCE_PATH, createViewerResolver, type EmbeddedAuth, isPageLoad, scopeOf, type Viewer } from './viewer.js';
-import { loginPage } from './views.js';
+import { loginPage } from './page-layout.js';
 
 export type { EmbeddedAuth } from './viewer.js';
 export { toOrderGid } from './order-routes.js';

@@ -2,7 +2,7 @@ import type { ShopSetup } from '../shops/model.js';
 import type { ChecklistItem } from '../shops/setup.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
-import { banner, formatTime, layout, type PageContext } from './views.js';
+import { banner, formatTime, layout, type PageContext } from './page-layout.js';
 
 /**
  * A store's own set-up (issue 16): the onboarding checklist and Go live, the print account with Test connection,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrintServiceClient } from './client.js';
-import { isRetryable } from './client.js';
+import { isRetryable } from './retry-policy.js';
 import { PrintRequestInvalidError, type PrintServiceError } from './errors.js';
 import type { Acknowledgement, OrderRecord, PrintOrder } from './schema.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { parseTriggers } from '../../src/dev/emulator/triggers.js';
-import { orderPath } from '../../src/admin/views.js';
+import { orderPath } from '../../src/admin/order-fragments.js';
 import { ADMIN_TOKEN, AdminClient } from '../admin/helpers.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 

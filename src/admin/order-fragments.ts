@@ -1,0 +1,116 @@
+import type { OrderLink, Problem } from '../orders/model.js';
+import type { OrderStatus } from '../orders/status.js';
+import { html, type Html } from './html.js';
+import { submitButton } from './fields.js';
+import { formatTime, linkButton, type PageContext } from './page-layout.js';
+
+const STATUS_TONE: Record<OrderStatus, string> = {
+  pending: 'new',
+  waiting: 'warning',
+  held: 'warning',
+  submitting: 'info',
+  submitted: 'info',
+  received: 'info',
+  'print-ready': 'attention',
+  'partially-shipped': 'attention',
+  shipped: 'success',
+  error: 'critical',
+  cancelled: 'new',
+  'not-printed': 'new',
+};
+
+/** Problem kinds in plain words: what happened, so the reason below reads as the detail. */
+export const PROBLEM_HEADLINE: Record<string, string> = {
+  mapping: 'The mapping cannot turn this order into a print order',
+  validation: 'The print service found the print order invalid',
+  submission: 'The print service refused the order',
+  'submission-error': 'The print service could not accept the order (submission error)',
+  'print-error': 'The print service could not produce the order',
+  'cancel-refused': 'The print service refused the cancellation',
+  fulfillment: 'The shipment could not be fulfilled in Shopify',
+  'store-not-connected': 'Store not connected: nothing is sent to the printer until it is',
+  'no-mapping': 'No mapping serves this store yet',
+  'no-print-account': 'No print account serves this store: nothing is sent until one does',
+  'test-mode': 'Test mode: checked by the print service, not created',
+  'unconfirmed-postback': 'A postback the print service did not confirm (nothing changed)',
+};
+
+/**
+ * What ends an order's wait, as links: connecting the store (OAuth cannot run inside the Shopify admin iframe, so it
+ * opens at the top level) or a mapping for it. Buttons for Retry and Resubmit come from actionButtons.
+ */
+export function waitLinks(ctx: PageContext, link: OrderLink): Html {
+  const kinds = new Set(link.problems.map((p) => p.kind));
+  const links = [
+    kinds.has('store-not-connected')
+      ? html`<a class="button primary" href="/auth?shop=${encodeURIComponent(link.shop)}" target="_top">Connect ${link.shop}</a>${
+          ctx.viewer.kind === 'operator' ? html` <span class="muted small">or <code>print-bridge shops add ${link.shop} --token &lt;token&gt;</code></span>` : ''
+        }`
+      : '',
+    kinds.has('no-mapping') || kinds.has('mapping') ? linkButton(ctx, ctx.link('/admin/mappings'), 'Mappings and preview') : '',
+    (kinds.has('test-mode') || kinds.has('no-print-account')) && ctx.setup
+      ? linkButton(ctx, ctx.link('/admin/settings', ctx.viewer.kind === 'operator' ? { shop: link.shop } : {}), kinds.has('test-mode') ? 'Settings: go live' : 'Settings: connect a print account')
+      : '',
+  ];
+  return links.some(Boolean) ? html`<div class="actions" style="margin-top:8px">${links}</div>` : html``;
+}
+
+export function statusBadge(status: OrderStatus, polaris = false): Html {
+  // Inside the Shopify admin, a Polaris badge (its tones: info, success, warning, critical, caution, neutral).
+  if (polaris) return html`<s-badge tone="${POLARIS_TONE[STATUS_TONE[status]] ?? 'neutral'}">${status}</s-badge>`;
+  return html`<span class="badge ${STATUS_TONE[status]}">${status}</span>`;
+}
+
+const POLARIS_TONE: Record<string, string> = { new: 'neutral', warning: 'warning', info: 'info', attention: 'caution', success: 'success', critical: 'critical' };
+
+/** What a waiting order waits for, in a few words, beside its status. */
+export function waitNote(link: Pick<OrderLink, 'status' | 'problems'>): Html {
+  if (link.status !== 'waiting') return html``;
+  const kinds = new Set(link.problems.map((p) => p.kind));
+  const what = kinds.has('store-not-connected')
+    ? 'store not connected'
+    : kinds.has('no-mapping')
+      ? 'no mapping'
+      : kinds.has('test-mode')
+        ? 'test mode'
+        : kinds.has('no-print-account')
+          ? 'no print account'
+          : undefined;
+  return what ? html` <span class="small muted">${what}</span>` : html``;
+}
+
+export function orderPath(link: Pick<OrderLink, 'shop' | 'orderId'>): string {
+  const tail = link.orderId.startsWith('gid://shopify/Order/') ? link.orderId.slice('gid://shopify/Order/'.length) : link.orderId;
+  return `/admin/orders/${encodeURIComponent(link.shop)}/${encodeURIComponent(tail)}`;
+}
+
+
+export interface OrderActionsAllowed {
+  resubmit: boolean;
+  retry: boolean;
+  cancel: boolean;
+}
+
+export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderActionsAllowed, back?: string): Html {
+  const base = orderPath(link);
+  const form = (action: string, label: string, options: Parameters<typeof submitButton>[2]) =>
+    html`<form method="post" action="${ctx.link(`${base}/${action}`)}">${ctx.formFields}<input type="hidden" name="version" value="${link.version}">${
+      back ? html`<input type="hidden" name="back" value="${back}">` : ''
+    }${submitButton(ctx, label, options)}</form>`;
+  const buttons = [
+    allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', { primary: true }) : '',
+    allowed.retry ? form('retry', 'Retry', {}) : '',
+    allowed.cancel ? form('cancel', 'Cancel order', { tone: 'critical' }) : '',
+  ];
+  return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;
+}
+
+export function problemList(problems: readonly Problem[]): Html {
+  const byKind = new Map<string, Problem[]>();
+  for (const p of problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p]);
+  return html`${[...byKind].map(
+    ([kind, list]) => html`<h3>${PROBLEM_HEADLINE[kind] ?? kind}</h3><ul class="problems">${list.map(
+      (p) => html`<li>${p.subject ? html`<strong>${p.subject}</strong>: ` : ''}${p.message} <span class="muted small">(${formatTime(p.at)})</span></li>`,
+    )}</ul>`,
+  )}`;
+}
