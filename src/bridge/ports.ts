@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
-import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from '../shopify/admin-api.js';
+import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { ShipmentLineItem } from '../orders/model.js';

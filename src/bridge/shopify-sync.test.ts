@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blankOrder, type OrderLink } from '../orders/model.js';
-import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
+import type { StatusChange, StatusShown } from './shopify-data.js';
 import { TAGS } from './ports.js';
 import { statusChange, statusValue, syncOrderToShopify } from './shopify-sync.js';
 import type { OrderStatus } from '../orders/status.js';

@@ -1,4 +1,4 @@
-import type { StatusChange, StatusShown } from '../shopify/admin-api.js';
+import type { StatusChange, StatusShown } from './shopify-data.js';
 import type { OrderLink } from '../orders/model.js';
 import { canonical } from './own-writes.js';
 import { type StatusShowing, TAGS, type OrderStore } from './ports.js';

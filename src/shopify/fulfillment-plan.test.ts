@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OrderForFulfillment } from './admin-api.js';
+import type { OrderForFulfillment } from '../bridge/shopify-data.js';
 import { planFulfillment } from './fulfillment-plan.js';
 
 const A = 'gid://shopify/LineItem/9007199254740995';

@@ -1,4 +1,4 @@
-import type { CreateFulfillmentInput, OrderForFulfillment } from './admin-api.js';
+import type { CreateFulfillmentInput, OrderForFulfillment } from '../bridge/shopify-data.js';
 
 /**
  * Which fulfillment order line items fulfill a shipment's line items and quantities, given what remains open in

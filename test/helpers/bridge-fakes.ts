@@ -12,7 +12,7 @@ import { syncOrderToShopify } from '../../src/bridge/shopify-sync.js';
 import type { Redis } from 'ioredis';
 import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
 import { parseJsonLossless } from '../../src/shopify/json.js';
-import type { StatusChange, StatusShown } from '../../src/shopify/admin-api.js';
+import type { StatusChange, StatusShown } from '../../src/bridge/shopify-data.js';
 
 /** In-memory stand-ins for the use cases' ports, recording what they were asked to do. */
 

@@ -1,7 +1,7 @@
 import '@shopify/shopify-api/adapters/node';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { STAND_IN_APP_NAMESPACE, startAdminStandIn, type AdminStandIn } from '../dev/admin-stand-in/index.js';
+import { STAND_IN_APP_NAMESPACE, startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import {
   createShopifyApiTransport,
   ShopifyAdminApi,
@@ -12,8 +12,8 @@ import {
   ShopifyUnavailableError,
   ShopifyUserError,
   type PacingWait,
-} from './admin-api.js';
-import { planFulfillment } from './fulfillment-plan.js';
+} from '../../src/shopify/admin-api.js';
+import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
 
 /**
  * The operations module against the stand-in over HTTP, through `@shopify/shopify-api`'s own GraphqlClient: the only

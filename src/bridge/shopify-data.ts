@@ -1,0 +1,78 @@
+/**
+ * The Shopify records the use cases' ports speak (src/bridge/ports.ts): what fulfilling an order needs of it, what it
+ * shows of its print status, and the writes that change them. The Admin API client (src/shopify/admin/) reads and
+ * writes them; use-case tests build them by hand. Records are named by gid strings: Shopify's ids can exceed 2^53.
+ */
+
+export interface TrackingInfo {
+  company?: string | null;
+  number?: string | null;
+  url?: string | null;
+}
+
+export interface OrderForFulfillment {
+  id: string;
+  name: string;
+  tags: string[];
+  note: string | null;
+  cancelledAt: string | null;
+  updatedAt: string;
+  displayFulfillmentStatus: string;
+  /**
+   * The order's line items that are in its fulfillment orders, i.e. all that Shopify can fulfill (a line item that
+   * needs no shipping has no fulfillment order line and is not among them).
+   */
+  lineItems: { id: string; sku: string | null; name: string; quantity: number; currentQuantity: number; unfulfilledQuantity: number }[];
+  fulfillmentOrders: {
+    id: string;
+    /** OPEN, IN_PROGRESS, CLOSED, CANCELLED, INCOMPLETE, ON_HOLD (see `holds`) or SCHEDULED (until `fulfillAt`). */
+    status: string;
+    /** When a SCHEDULED fulfillment order becomes fulfillable. */
+    fulfillAt: string | null;
+    /** The holds keeping an ON_HOLD fulfillment order from being fulfilled: Shopify's reason, notes and its wording. */
+    holds: { reason: string; reasonNotes: string | null; displayReason: string }[];
+    lineItems: { id: string; lineItemId: string; sku: string | null; totalQuantity: number; remainingQuantity: number }[];
+  }[];
+  fulfillments: {
+    id: string;
+    name: string;
+    status: string;
+    createdAt: string;
+    trackingInfo: { company: string | null; number: string | null; url: string | null }[];
+    lineItems: { lineItemId: string; quantity: number }[];
+  }[];
+  /** True when the order has more fulfillments than were read (the newest come last in Shopify's list). */
+  moreFulfillments: boolean;
+  /** The value of the `$app:print_status` metafield, parsed, or null. */
+  status: { value: unknown; updatedAt: string } | null;
+}
+
+/** What a Shopify order shows of its print status: all its tags, and the `$app:print_status` value (parsed) or null. */
+export interface StatusShown {
+  tags: string[];
+  status: unknown;
+}
+
+/** The writes that make an order show a status, only what differs from what it shows: one request (`showStatus`). */
+export interface StatusChange {
+  addTags: string[];
+  removeTags: string[];
+  /** The `$app:print_status` value to write; absent: the metafield is left as it is. */
+  status?: unknown;
+}
+
+export interface CreateFulfillmentInput {
+  /** The order the fulfillment orders belong to; named in error messages. */
+  orderGid: string;
+  fulfillmentOrders: { fulfillmentOrderId: string; lineItems: { id: string; quantity: number }[] }[];
+  /** Omitted, or without a number: the items are fulfilled without tracking. */
+  trackingInfo?: TrackingInfo;
+  notifyCustomer: boolean;
+}
+
+export interface FulfillmentSummary {
+  id: string;
+  name: string;
+  status: string;
+  trackingInfo: { company: string | null; number: string | null; url: string | null }[];
+}

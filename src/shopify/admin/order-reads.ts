@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, ORDER_LINE_ITEMS_PAGE, orderAsWebhookBody, orderAsWebhookBodySchema, orderLineItemsPageSchema } from '../order-as-webhook-body.js';
+import { ShopifyProtocolError } from './errors.js';
+import { gid, type AdminRequests } from './request.js';
+
+/**
+ * Reads of a shop's orders: whether it has one, the access check, an order in its webhook body's shape (lost-order
+ * recovery), the orders since a date (reconciliation) and the newest ones (the mapping editor's preview).
+ */
+
+const RECENT_ORDERS_PAGE = 50;
+
+export interface RecentOrder {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  cancelledAt: string | null;
+  tags: string[];
+  displayFulfillmentStatus: string;
+}
+
+// Whether the shop has the order: 1 point.
+const ORDER_IN_SHOP = /* GraphQL */ `
+  query PrintBridgeOrderInShop($id: ID!) {
+    order(id: $id) {
+      id
+      createdAt
+    }
+  }
+`;
+
+const LATEST_ORDERS = /* GraphQL */ `
+  query PrintBridgeLatestOrders($first: Int!) {
+    orders(first: $first, sortKey: CREATED_AT, reverse: true) {
+      nodes { id name }
+    }
+  }
+`;
+
+const RECENT_ORDERS = /* GraphQL */ `
+  query PrintBridgeRecentOrders($first: Int!, $after: String, $query: String!) {
+    orders(first: $first, after: $after, query: $query, sortKey: CREATED_AT) {
+      nodes { id name createdAt updatedAt cancelledAt tags displayFulfillmentStatus }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+/**
+ * Whether this shop has the order (null when it has not): a webhook's shop header is not signed, so the order's
+ * store is confirmed here before it is printed, cancelled or amended (DESIGN section 9). One point.
+ */
+export async function orderInShop(api: AdminRequests, orderGid: string): Promise<{ createdAt: string } | null> {
+  const data = await api.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, z.object({ order: z.object({ id: z.string(), createdAt: z.string() }).nullable() }), true);
+  return data.order && data.order.id === orderGid ? { createdAt: data.order.createdAt } : null;
+}
+
+/**
+ * One cheap read that the app's work needs (orders, which read_orders grants): it fails with Shopify's answer when
+ * the token is wrong, revoked, or lacks the scope.
+ */
+export async function checkAccess(api: AdminRequests): Promise<void> {
+  await api.call('checkAccess', '{ orders(first: 1) { nodes { id } } }', {}, z.object({ orders: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }), true);
+}
+
+/**
+ * An order in its webhook body's shape (the lost-order recovery), read through GraphQL (order-as-webhook-body.ts);
+ * undefined when the shop has no such order. An order of more line items than one page is refused, never half-read.
+ */
+export async function getOrderAsWebhookBody(api: AdminRequests, orderGid: string): Promise<string | undefined> {
+  const operation = 'getOrderAsWebhookBody';
+  const data = await api.call(operation, ORDER_AS_WEBHOOK_BODY, { id: orderGid }, orderAsWebhookBodySchema, true);
+  if (!data.order) return undefined;
+  // An order with more line items than a page reads the rest page by page: a body missing lines would be printed
+  // short.
+  const order = data.order;
+  let page = order.lineItems.pageInfo;
+  for (let pages = 1; page.hasNextPage; pages++) {
+    if (pages >= LINE_ITEMS_MAX_PAGES || !page.endCursor) {
+      throw new ShopifyProtocolError(operation, api.shop, `order ${orderGid} has more than ${LINE_ITEMS_PAGE * LINE_ITEMS_MAX_PAGES} line items; it cannot be read whole`);
+    }
+    const next = await api.call(operation, ORDER_LINE_ITEMS_PAGE, { id: orderGid, after: page.endCursor }, orderLineItemsPageSchema, true);
+    if (!next.order) return undefined;
+    order.lineItems.nodes.push(...next.order.lineItems.nodes);
+    page = next.order.lineItems.pageInfo;
+  }
+  return orderAsWebhookBody(order);
+}
+
+/** Every order created at or after `sinceIso`, oldest first, for reconciliation. */
+export async function listRecentOrders(api: AdminRequests, sinceIso: string, options: { maxPages?: number } = {}): Promise<RecentOrder[]> {
+  const operation = 'listRecentOrders';
+  const since = Date.parse(sinceIso);
+  if (Number.isNaN(since)) throw new RangeError(`listRecentOrders needs an ISO date, got ${JSON.stringify(sinceIso)}`);
+  const query = `created_at:>='${new Date(since).toISOString().replace(/\.\d{3}Z$/, 'Z')}'`;
+  const schema = z.object({
+    orders: z.object({
+      nodes: z.array(
+        z.object({
+          id: gid('Order'),
+          name: z.string(),
+          createdAt: z.string(),
+          updatedAt: z.string(),
+          cancelledAt: z.string().nullable(),
+          tags: z.array(z.string()),
+          displayFulfillmentStatus: z.string(),
+        }),
+      ),
+      pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+    }),
+  });
+  const out: RecentOrder[] = [];
+  let after: string | null = null;
+  const maxPages = options.maxPages ?? 40;
+  for (let page = 0; page < maxPages; page += 1) {
+    const data: z.infer<typeof schema> = await api.call(operation, RECENT_ORDERS, { first: RECENT_ORDERS_PAGE, after, query }, schema, true);
+    out.push(...data.orders.nodes);
+    if (!data.orders.pageInfo.hasNextPage || !data.orders.pageInfo.endCursor) return out;
+    after = data.orders.pageInfo.endCursor;
+  }
+  throw new ShopifyProtocolError(operation, api.shop, `more than ${maxPages * RECENT_ORDERS_PAGE} orders since ${sinceIso}; use a later date`);
+}
+
+/** The store's newest orders, newest first (the mapping editor previews them). */
+export async function latestOrders(api: AdminRequests, count: number): Promise<{ id: string; name: string }[]> {
+  const schema = z.object({ orders: z.object({ nodes: z.array(z.object({ id: gid('Order'), name: z.string() })) }) });
+  const data = await api.call('latestOrders', LATEST_ORDERS, { first: Math.min(Math.max(1, count), 50) }, schema, true);
+  return data.orders.nodes;
+}

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import {
+  ShopifyProtocolError,
+  ShopifyThrottledError,
+  ShopifyUnauthorizedError,
+  ShopifyUnavailableError,
+  ShopifyUserError,
+  type ShopifyUserErrorDetail,
+} from './errors.js';
+import { ShopifyPacer, type CostReport } from './pacing.js';
+import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
+
+/**
+ * One shop's Admin GraphQL requests, as every operation family sends them (fulfillments.ts, order-status.ts,
+ * order-reads.ts): through the shop's pacer, the answer checked for throttling and errors and parsed with zod at the
+ * boundary; failures are the typed errors of errors.ts.
+ */
+
+export const gid = (kind: string) =>
+  z.string().regex(new RegExp(`^gid://shopify/${kind}/\\d+$`), `must be a gid://shopify/${kind}/<id>`);
+
+export const pageInfoSchema = z.object({ hasNextPage: z.boolean() });
+export const userErrorSchema = z.object({
+  field: z.array(z.string()).nullable(),
+  message: z.string(),
+  code: z.string().nullish(),
+});
+const costSchema = z.object({
+  requestedQueryCost: z.number(),
+  actualQueryCost: z.number().nullable(),
+  throttleStatus: z.object({ maximumAvailable: z.number(), currentlyAvailable: z.number(), restoreRate: z.number() }),
+});
+const graphqlErrorSchema = z.object({
+  message: z.string(),
+  extensions: z.object({ code: z.string().optional() }).loose().optional(),
+});
+
+/**
+ * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
+ * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
+ */
+const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus']);
+
+export interface ShopifyAdminApiOptions {
+  /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
+  pacer?: ShopifyPacer;
+  /** Called once per operation with how it ended (after the pacer's own retries); for metrics. */
+  onCall?: (info: { operation: string; outcome: 'ok' | 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' }) => void;
+}
+
+export class AdminRequests {
+  private readonly pacer: ShopifyPacer;
+
+  constructor(
+    private readonly transport: AdminGraphqlTransport,
+    private readonly options: ShopifyAdminApiOptions = {},
+  ) {
+    this.pacer = options.pacer ?? new ShopifyPacer();
+  }
+
+  get shop(): string {
+    return this.transport.shop;
+  }
+
+  /** One operation: `idempotent` lets the pacer send it again after an answer whose outcome is unknown. */
+  async call<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
+    if (!this.options.onCall) return this.send(operation, query, variables, schema, idempotent);
+    try {
+      const result = await this.send(operation, query, variables, schema, idempotent);
+      this.options.onCall({ operation, outcome: 'ok' });
+      return result;
+    } catch (error) {
+      this.options.onCall({ operation, outcome: outcomeOf(error) });
+      throw error;
+    }
+  }
+
+  throwUserErrors(operation: string, subject: string, userErrors: ShopifyUserErrorDetail[]): void {
+    if (userErrors.length > 0) throw new ShopifyUserError(operation, this.shop, subject, userErrors);
+  }
+
+  private async send<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
+    return this.pacer.run(this.shop, operation, { idempotent, background: BACKGROUND_OPERATIONS.has(operation) }, async (reportCost) => {
+      const answer = await this.transport.request(operation, query, variables);
+      const cost = readCost(answer);
+      if (cost) reportCost(cost);
+      const errors = readErrors(answer);
+      if (errors.length > 0) {
+        if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
+          throw new ShopifyThrottledError(operation, this.shop, cost?.requestedQueryCost ?? this.pacer.expectedCost(operation), cost?.throttleStatus);
+        }
+        throw new ShopifyProtocolError(
+          operation,
+          this.shop,
+          errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join('; '),
+        );
+      }
+      const parsed = schema.safeParse(answer.data);
+      if (!parsed.success) {
+        throw new ShopifyProtocolError(
+          operation,
+          this.shop,
+          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        );
+      }
+      return parsed.data;
+    });
+  }
+}
+
+/** A metafield's value, parsed when it is JSON (the app writes JSON), else as written. */
+export function parseJsonValue(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+function outcomeOf(error: unknown): 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' {
+  if (error instanceof ShopifyThrottledError) return 'throttled';
+  if (error instanceof ShopifyUserError) return 'user-error';
+  if (error instanceof ShopifyUnavailableError) return 'unavailable';
+  if (error instanceof ShopifyUnauthorizedError) return 'unauthorized';
+  return 'error';
+}
+
+function readCost(answer: GraphqlAnswer): CostReport | undefined {
+  const extensions = answer.extensions as { cost?: unknown } | undefined;
+  const parsed = costSchema.safeParse(extensions?.cost);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function readErrors(answer: GraphqlAnswer): z.infer<typeof graphqlErrorSchema>[] {
+  if (answer.errors === undefined || answer.errors === null) return [];
+  const parsed = z.array(graphqlErrorSchema).safeParse(answer.errors);
+  return parsed.success ? parsed.data : [{ message: JSON.stringify(answer.errors) }];
+}
