@@ -13,7 +13,7 @@ import { importFromRedis } from '../../src/db/import-redis.js';
 import { SessionTable } from '../../src/shopify/session-table.js';
 import { dropSchema, TEST_DATABASE_URL, testDatabase, testSchemaName } from '../helpers/database.js';
 import { testRedis } from '../helpers/redis.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 
 describe('print-bridge db migrate', () => {
   const schema = testSchemaName('migrate_cli');
@@ -21,17 +21,17 @@ describe('print-bridge db migrate', () => {
 
   it('creates the schema, and a second run has nothing left to apply', async () => {
     const env = { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema };
-    const first = await runBin(['db', 'migrate'], env);
+    const first = await runCliInProcess(['db', 'migrate'], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/PostgreSQL at 127\.0\.0\.1:5432\/test \(schema pbtest_migrate_cli_[0-9a-f]+\): \d+ migration\(s\) applied/);
     expect(first.stdout).toContain(`${MIGRATIONS} migration(s) applied`);
-    const second = await runBin(['db', 'migrate'], env);
+    const second = await runCliInProcess(['db', 'migrate'], env);
     expect(second.stdout).toContain('0 migration(s) applied');
   });
 
   it('says what is wrong when the database cannot be reached', async () => {
-    const result = await runBin(['db', 'migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none' });
+    const result = await runCliInProcess(['db', 'migrate'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('PostgreSQL at 127.0.0.1:9/none');
   });

@@ -16,9 +16,18 @@ import { TEST_REDIS_URL } from '../helpers/redis.js';
 // A 2-second hold window leaves the cancellation inside it (sent half a second in) room on a busy CI machine.
 const FAST = { speed: 10, holdSeconds: 2, staggerMs: 50, timeoutSeconds: 40 } as const;
 
-function capture() {
+function capture(onWrite?: (s: string) => void) {
   const chunks: string[] = [];
-  return { out: { write: (s: string) => chunks.push(s), isTTY: false }, text: () => chunks.join('') };
+  return {
+    out: {
+      write: (s: string) => {
+        chunks.push(s);
+        onWrite?.(s);
+      },
+      isTTY: false,
+    },
+    text: () => chunks.join(''),
+  };
 }
 
 const redis = new Redis(TEST_REDIS_URL);
@@ -130,9 +139,11 @@ describe('print-bridge demo', () => {
   });
 
   it('stops everything and deletes its keys on Ctrl-C, with exit 130', { timeout: 30_000 }, async () => {
-    const { out, text } = capture();
+    // Ctrl-C once the orders are in play: on the first progress line (elapsed time, order name), not after a set time.
     const interrupt = new AbortController();
-    setTimeout(() => interrupt.abort(), 1_500);
+    const { out, text } = capture((s) => {
+      if (/^\s*\d+\.\ds {2}#\d+/.test(s)) interrupt.abort();
+    });
     const result = await runDemo({ out, redisUrl: TEST_REDIS_URL, ...FAST, signal: interrupt.signal });
     expect(result.exitCode, text()).toBe(130);
     expect(text()).toContain('Interrupted');

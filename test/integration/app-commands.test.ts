@@ -3,7 +3,6 @@ import { createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ShopSessions } from '../../src/shopify/sessions.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
@@ -13,7 +12,7 @@ import { deleteByPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { testBackends } from '../helpers/backends.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
 import { startAdminStandIn } from '../../src/dev/admin-stand-in/index.js';
-import { BIN, runBin } from '../helpers/run-cli.js';
+import { BIN, runBin, runCliInProcess } from '../helpers/run-cli.js';
 
 const { redis, prefix, database, schema, cleanup } = testBackends('app-commands');
 afterAll(async () => {
@@ -50,7 +49,7 @@ const CMD_KEY = Buffer.alloc(32, 3).toString('base64');
 
 describe('print-bridge shops add', () => {
   it("stores a custom app's token as the store's offline session", async () => {
-    const result = await runBin(['shops', 'add', 'cmd-store', '--token', 'shpat_custom_123', '--no-check'], appEnv(3999));
+    const result = await runCliInProcess(['shops', 'add', 'cmd-store', '--token', 'shpat_custom_123', '--no-check'], appEnv(3999));
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Registered cmd-store.myshopify.com');
@@ -63,7 +62,7 @@ describe('print-bridge shops add', () => {
 
   it('refuses something that is not a store domain', async () => {
     for (const domain of ['https://evil.example.com/x', 'a|b.myshopify.com', '*']) {
-      const result = await runBin(['shops', 'add', domain, '--token', 't', '--no-check'], appEnv(3999));
+      const result = await runCliInProcess(['shops', 'add', domain, '--token', 't', '--no-check'], appEnv(3999));
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('is not a store domain');
     }
@@ -74,10 +73,10 @@ describe('print-bridge shops add', () => {
     try {
       standIn.registerShop('checked-store.myshopify.com', 'shpat_right');
       const env = { ...appEnv(3999), SHOPIFY_ADMIN_API_ORIGIN: standIn.origin };
-      const right = await runBin(['shops', 'add', 'checked-store', '--token', 'shpat_right'], env);
+      const right = await runCliInProcess(['shops', 'add', 'checked-store', '--token', 'shpat_right'], env);
       expect(right.stderr).toBe('');
       expect(right.code).toBe(0);
-      const wrong = await runBin(['shops', 'add', 'checked-store', '--token', 'shpat_wrong'], env);
+      const wrong = await runCliInProcess(['shops', 'add', 'checked-store', '--token', 'shpat_wrong'], env);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('Shopify refused the token for checked-store.myshopify.com; nothing was stored');
       expect(wrong.stderr).toMatch(/Invalid API key or access token|401/);
@@ -92,7 +91,7 @@ describe('print-bridge shops add', () => {
 
 describe('print-bridge start', () => {
   it('lists every missing variable at once', async () => {
-    const result = await runBin(['start'], { REDIS_URL: TEST_REDIS_URL });
+    const result = await runCliInProcess(['start'], { REDIS_URL: TEST_REDIS_URL });
     expect(result.code).toBe(1);
     for (const key of ['APP_URL', 'SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET', 'PRINT_API_BASE_URL', 'POSTBACK_TOKEN']) {
       expect(result.stderr).toContain(`${key}: required but not set`);
@@ -100,6 +99,7 @@ describe('print-bridge start', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  // The real process: that it ends, rather than being kept alive by what the start-up had opened.
   it('ends with a clear message when its port is taken, instead of hanging', async () => {
     const port = await freePort();
     const taken = createServer().listen(port, '0.0.0.0');
@@ -115,16 +115,22 @@ describe('print-bridge start', () => {
 
   it('serves health, readiness and OAuth, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'start'], { env: { PATH: process.env.PATH ?? '', ...appEnv(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Logging at info only to know when it listens ("web: listening"), instead of polling /healthz.
+    const child = spawn(process.execPath, [BIN, 'start'], { env: { PATH: process.env.PATH ?? '', ...appEnv(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    const listening = new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('"msg":"web: listening"')) resolve();
+      });
+      child.once('exit', () => resolve());
+    });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const base = `http://127.0.0.1:${port}`;
     try {
-      let health: Response | undefined;
-      for (let i = 0; i < 100 && !health; i++) {
-        health = await fetch(`${base}/healthz`).catch(() => undefined);
-        if (!health) await sleep(100);
-      }
+      await listening;
+      const health = await fetch(`${base}/healthz`).catch(() => undefined);
       expect(health?.status, stderr).toBe(200);
 
       const ready = await fetch(`${base}/readyz`);

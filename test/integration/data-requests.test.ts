@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, AdminClient, sessionToken } from '../admin/helpers.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 
 /**
  * Issue 15, compliance: a customers/data_request produces a report the merchant downloads from the app (their own
@@ -49,13 +49,13 @@ describe('customer data requests', () => {
     const admin = await AdminClient.login(h.runtime.url!);
     expect(await admin.page('/admin/privacy')).toContain(SHOP);
     const env = { DATABASE_URL: h.config.DATABASE_URL!, DATABASE_SCHEMA: h.schema };
-    const listed = await runBin(['data-requests', 'list', '--shop', SHOP], env);
+    const listed = await runCliInProcess(['data-requests', 'list', '--shop', SHOP], env);
     expect(listed.stderr).toBe('');
     expect(listed.stdout).toMatch(new RegExp(`${SHOP}  4242  1 order\\(s\\)`));
-    const shown = await runBin(['data-requests', 'show', SHOP, '4242'], env);
+    const shown = await runCliInProcess(['data-requests', 'show', SHOP, '4242'], env);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ shop: SHOP, requestId: '4242', report: [{ orderId: body.admin_graphql_api_id }] });
-    const missing = await runBin(['data-requests', 'show', SHOP, 'nope'], env);
+    const missing = await runCliInProcess(['data-requests', 'show', SHOP, 'nope'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No data request nope');
   });

@@ -5,7 +5,7 @@ import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
 import { shopifyApiFromConfig } from '../../src/shopify/shopify-api.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
 import { HARNESS_ENCRYPTION_KEY, type Harness, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 
 /**
  * Issue 23: expiring offline tokens on every path. Shopify refuses non-expiring offline tokens of public apps from
@@ -35,7 +35,7 @@ describe('expiring offline tokens', () => {
   }
 
   function cli(args: string[]) {
-    return runBin(['shops', 'migrate-tokens', ...args], {
+    return runCliInProcess(['shops', 'migrate-tokens', ...args], {
       DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: h.schema,
       ENCRYPTION_KEY: HARNESS_ENCRYPTION_KEY,

@@ -9,7 +9,7 @@ import { testMapping } from '../helpers/harness.js';
 import { deleteByPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 import { testBackends } from '../helpers/backends.js';
 import { TEST_DATABASE_URL } from '../helpers/database.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 
 /**
  * The operator's commands for a store's own set-up (DESIGN section 3): print account (checked with one signed call),
@@ -60,11 +60,11 @@ afterAll(async () => {
 describe('print-bridge shops print-account, postback-url, mode and list', () => {
   it('checks the account first, stores it encrypted, starts the store in test mode, and goes live on command', async () => {
     const args = (secret: string) => ['shops', 'print-account', SHOP, '--base-url', emulator.baseUrl, '--token', 'cli-token', '--secret', secret, '--account', 'cli-brand'];
-    const wrong = await runBin(args('wrong-secret'), env());
+    const wrong = await runCliInProcess(args('wrong-secret'), env());
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/Nothing was stored for cli-store\.myshopify\.com: .*signature did not match/);
 
-    const right = await runBin(args('cli-secret-0123'), env());
+    const right = await runCliInProcess(args('cli-secret-0123'), env());
     expect(right.stderr).toBe('');
     expect(right.code).toBe(0);
     expect(right.stdout).toContain('now uses its own print-service account (cli-brand at');
@@ -73,25 +73,25 @@ describe('print-bridge shops print-account, postback-url, mode and list', () => 
     expect(row!.mode).toBe('test');
     expect(JSON.stringify(row!.print_account)).not.toMatch(/cli-secret-0123|cli-token/);
 
-    expect((await runBin(['shops', 'mode', SHOP, 'maybe'], env())).code).toBe(1);
-    const live = await runBin(['shops', 'mode', SHOP, 'live'], env());
+    expect((await runCliInProcess(['shops', 'mode', SHOP, 'maybe'], env())).code).toBe(1);
+    const live = await runCliInProcess(['shops', 'mode', SHOP, 'live'], env());
     expect(live.code).toBe(0);
     expect(live.stdout).toContain('is in live mode');
     // The operator may go ahead; what is missing is said.
     expect(live.stderr).toMatch(/checklist is not done .*One test order validated/);
 
-    const list = await runBin(['shops', 'list'], env());
+    const list = await runCliInProcess(['shops', 'list'], env());
     expect(list.code).toBe(0);
     const line = list.stdout.split('\n').find((l) => l.startsWith(SHOP))!;
     expect(line).toMatch(/own: cli-brand at http:\/\/127\.0\.0\.1:\d+\s+live\s+files\s+https:\/\/print-bridge\.example\.com\/postbacks\/pb_/);
   }, 60_000);
 
   it('prints the postback URL and triggers, the same each time, and a new one on --rotate with the old one kept for 24 h', async () => {
-    const first = await runBin(['shops', 'postback-url', SHOP], env());
+    const first = await runCliInProcess(['shops', 'postback-url', SHOP], env());
     expect(first.code).toBe(0);
     const url = /https:\/\/print-bridge\.example\.com\/postbacks\/pb_[\w-]+/.exec(first.stdout)![0];
     expect(first.stdout).toContain('Shipment Shipped');
-    const rotated = await runBin(['shops', 'postback-url', SHOP, '--rotate', '--json'], env());
+    const rotated = await runCliInProcess(['shops', 'postback-url', SHOP, '--rotate', '--json'], env());
     expect(rotated.code).toBe(0);
     const triggers = JSON.parse(rotated.stdout) as { event: string; url: string; template: string }[];
     expect(triggers).toHaveLength(6);
@@ -107,7 +107,7 @@ describe('print-bridge mappings push, versions and rollback', () => {
   it('stores checked versions, lists them, and rolls back; a file with problems is refused with FILE:LINE:COL', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, testMapping().replace('shops: ["*"]', 'shops: ["someone-else.myshopify.com"]'));
-    const refused = await runBin(['mappings', 'push', bad, '--shop', SHOP], env());
+    const refused = await runCliInProcess(['mappings', 'push', bad, '--shop', SHOP], env());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`${bad.replace(/[.]/g, '\\.')}:1:\\d+ this mapping is cli-store\\.myshopify\\.com's own`));
 
@@ -115,14 +115,14 @@ describe('print-bridge mappings push, versions and rollback', () => {
     writeFileSync(first, testMapping().replace('shops: ["*"]', `shops: ["${SHOP}"]`));
     const second = join(dir, 'second.yaml');
     writeFileSync(second, testMapping({ holdMinutes: 15 }));
-    expect((await runBin(['mappings', 'push', first, '--shop', SHOP, '--note', 'first try'], env())).stdout).toContain('Stored as version 1');
-    expect((await runBin(['mappings', 'push', second, '--shop', SHOP], env())).stdout).toContain('Stored as version 2');
-    const versions = await runBin(['mappings', 'versions', '--shop', SHOP], env());
+    expect((await runCliInProcess(['mappings', 'push', first, '--shop', SHOP, '--note', 'first try'], env())).stdout).toContain('Stored as version 1');
+    expect((await runCliInProcess(['mappings', 'push', second, '--shop', SHOP], env())).stdout).toContain('Stored as version 2');
+    const versions = await runCliInProcess(['mappings', 'versions', '--shop', SHOP], env());
     expect(versions.stdout).toMatch(/^2 \(current\)\s+\S+\s+operator\s*$/m);
     expect(versions.stdout).toMatch(/^1\s+\S+\s+operator\s+first try$/m);
-    const back = await runBin(['mappings', 'rollback', '--shop', SHOP, '1'], env());
+    const back = await runCliInProcess(['mappings', 'rollback', '--shop', SHOP, '1'], env());
     expect(back.code).toBe(0);
-    expect((await runBin(['mappings', 'versions', '--shop', SHOP], env())).stdout).toMatch(/^1 \(current\)/m);
-    expect((await runBin(['mappings', 'rollback', '--shop', SHOP, '9'], env())).code).toBe(1);
+    expect((await runCliInProcess(['mappings', 'versions', '--shop', SHOP], env())).stdout).toMatch(/^1 \(current\)/m);
+    expect((await runCliInProcess(['mappings', 'rollback', '--shop', SHOP, '9'], env())).code).toBe(1);
   }, 60_000);
 });

@@ -2,14 +2,13 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config.js';
 import { DEV_SECRETS_FILE } from '../../src/dev/start-dev.js';
 import { freePort } from '../helpers/private-redis.js';
 import { deleteByPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 
 /**
  * Issue 23: `shopify app dev` from a clean clone. `npm run dev` with only what the Shopify CLI provides starts the app
@@ -62,28 +61,33 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `npm run dev`'s command until /healthz answers 200 (polled), checks readiness, then stops it with SIGTERM. */
+/**
+ * Runs `npm run dev`'s command until it has started (the log line of its last start-up step), checks /healthz and
+ * readiness, then stops it with SIGTERM.
+ */
 async function runDevUntilHealthy(cwd: string): Promise<{ log: string; code: number | null }> {
   const port = await freePort();
   const child = spawn(process.execPath, devCommand(), { cwd, env: shopifyCliEnv(port), stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  // The triggers are set once the web role listens; the line follows "web: listening".
+  const started = new Promise<void>((resolvePromise) => {
+    const read = (d: Buffer) => {
+      log += d.toString();
+      if (log.includes("the emulator's triggers post to this app's own postback address")) resolvePromise();
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', () => resolvePromise());
+  });
   const exited = new Promise<number | null>((resolvePromise) => child.once('close', (code) => resolvePromise(code)));
   const base = `http://127.0.0.1:${port}`;
   try {
-    let health: Response | undefined;
-    const deadline = Date.now() + 45_000;
-    while (!health && Date.now() < deadline && child.exitCode === null) {
-      health = await fetch(`${base}/healthz`).catch(() => undefined);
-      if (!health) await sleep(100);
-    }
+    await started;
+    const health = await fetch(`${base}/healthz`).catch(() => undefined);
     expect(health?.status, log).toBe(200);
     // Redis, the embedded database and the clone's mapping file: ready for orders, not just alive.
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status, await ready.clone().text()).toBe(200);
-    // The triggers are set once the web role listens; the line follows "web: listening".
-    while (!log.includes("the emulator's triggers post to this app's own postback address") && child.exitCode === null) await sleep(50);
     child.kill('SIGTERM');
     // 'close': the process has ended and its output is all read.
     const code = await exited;
@@ -124,7 +128,7 @@ describe('npm run dev with only the Shopify CLI variables (issue 23)', () => {
 
   it('leaves production `start` refusing to run with the same variables, every missing setting named', async () => {
     const { PATH: _path, ...env } = shopifyCliEnv(await freePort());
-    const result = await runBin(['start'], env);
+    const result = await runCliInProcess(['start'], env);
     expect(result.code).toBe(1);
     for (const key of ['PRINT_API_BASE_URL', 'PRINT_API_TOKEN', 'PRINT_API_SECRET', 'PRINT_SOURCE_ACCOUNT', 'POSTBACK_TOKEN']) {
       expect(result.stderr).toContain(`${key}: required but not set`);

@@ -6,7 +6,7 @@ import { artworkUrlProblem, hostMatches } from '../../src/mapping/artwork-url.js
 import { loadMappingText } from '../../src/mapping/load.js';
 import { mapOrder } from '../../src/mapping/map-order.js';
 import { ORDER_RENDER_BUDGET_MS } from '../../src/mapping/templates.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 import { mustLoad, order, withBase } from './helpers.js';
 
 const SHOP = 'acme.myshopify.com';
@@ -47,11 +47,11 @@ describe('templates have no file system and no environment (issue 12 item 4)', (
     const dir = mkdtempSync(join(tmpdir(), 'pb-sandbox-'));
     writeFileSync(join(dir, '.env'), 'PRINT_API_SECRET=do-not-print-me\n');
     writeFileSync(join(dir, 'shop.yaml'), rule(`https://files.example.com/{% include '.env' %}.pdf`));
-    const checked = await runBin(['mappings', 'check', '--dir', dir], {}, { cwd: dir });
+    const checked = await runCliInProcess(['mappings', 'check', '--dir', dir], {}, { cwd: dir });
     expect(checked.code).toBe(1);
     expect(checked.stdout + checked.stderr).toMatch(/shop\.yaml:11:\d+ .*\{% include %\} is not allowed/);
     writeFileSync(join(dir, 'order.json'), JSON.stringify(order([{ sku: 'A' }])));
-    const preview = await runBin(['mappings', 'preview', 'order.json', '--dir', dir], {}, { cwd: dir });
+    const preview = await runCliInProcess(['mappings', 'preview', 'order.json', '--dir', dir], {}, { cwd: dir });
     expect(preview.code).toBe(1);
     expect(preview.stdout + preview.stderr).not.toContain('do-not-print-me');
   });
@@ -186,7 +186,7 @@ describe('an empty part of a required value (issue 13 item 6)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pb-empty-part-'));
     writeFileSync(join(dir, 'shop.yaml'), rule('https://files.example.com/posters/{{ line.variant_id }}.pdf'));
     writeFileSync(join(dir, 'order.json'), JSON.stringify(order([{ sku: 'P', variant_id: null }])));
-    const preview = await runBin(['mappings', 'preview', 'order.json', '--dir', dir], {}, { cwd: dir });
+    const preview = await runCliInProcess(['mappings', 'preview', 'order.json', '--dir', dir], {}, { cwd: dir });
     expect(preview.code).toBe(1);
     expect(preview.stdout).toContain('rendered empty');
   });

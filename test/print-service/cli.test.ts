@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, serviceError, startScriptedServer } from '../helpers/scripted-server.js';
-import { runBin } from '../helpers/run-cli.js';
+import { runBin, runCliInProcess } from '../helpers/run-cli.js';
 import { SAMPLE_ID, sampleOrder, sampleRecord } from '../helpers/orders.js';
 
 const SECRET = 'cli-test-secret';
@@ -41,10 +41,10 @@ afterAll(async () => {
   await orders.close();
 });
 
-// Each test starts the command line once or twice (a few seconds each, many more on a loaded machine).
-describe('print-bridge print-api', { timeout: 60_000 }, () => {
+// The commands run in this process (runCliInProcess); one test starts the real binary.
+describe('print-bridge print-api', () => {
   it('list --page 2 --pagesize 5 sends a signed GET /api/order?page=2&pagesize=5 and prints the JSON answer', async () => {
-    const result = await runBin(['print-api', 'list', '--page', '2', '--pagesize', '5'], env);
+    const result = await runCliInProcess(['print-api', 'list', '--page', '2', '--pagesize', '5'], env);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ data: [], count: 0, page: 2, pagesize: 5 });
     const request = base.requests.at(-1)!;
@@ -56,7 +56,7 @@ describe('print-bridge print-api', { timeout: 60_000 }, () => {
     const file = join(dir, 'order.json');
     writeFileSync(file, JSON.stringify(sampleOrder('acme-77')));
     const before = base.requests.length;
-    const result = await runBin(['print-api', 'submit', file], env);
+    const result = await runCliInProcess(['print-api', 'submit', file], env);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ _id: SAMPLE_ID });
     expect(base.requests.slice(before).map((r) => r.url)).toEqual(['/api/order/bysourceid/acme-77']);
@@ -70,43 +70,44 @@ describe('print-bridge print-api', { timeout: 60_000 }, () => {
     delete order.orderData.items[0]!.components[0]!.path;
     writeFileSync(file, JSON.stringify(order));
     const sent = orders.requests.length;
-    const result = await runBin(['print-api', 'submit', file], env);
+    const result = await runCliInProcess(['print-api', 'submit', file], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('orderData.items[0].components[0].path: required');
     expect(orders.requests.length).toBe(sent);
   });
 
   it('prints the service error and exits 1 on an error answer', async () => {
-    const result = await runBin(['print-api', 'by-source', 'missing'], env);
+    const result = await runCliInProcess(['print-api', 'by-source', 'missing'], env);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({ success: false, error: { name: 'OrderNotFound', code: 4040, message: 'No order with sourceOrderId missing' } });
     expect(result.stderr).toContain('HTTP 404');
 
-    const cancel = await runBin(['print-api', 'cancel', 'acme-1'], env);
+    const cancel = await runCliInProcess(['print-api', 'cancel', 'acme-1'], env);
     expect(cancel.code).toBe(1);
     expect(JSON.parse(cancel.stdout).error.name).toBe('OrderNotCancellable');
     expect(base.requests.at(-1)!.url).toBe('/api/order/acme-brand/acme-1/cancel');
   });
 
   it('get and update-shipping', async () => {
-    const got = await runBin(['print-api', 'get', SAMPLE_ID], env);
+    const got = await runCliInProcess(['print-api', 'get', SAMPLE_ID], env);
     expect(got.code).toBe(0);
     expect(JSON.parse(got.stdout)._id).toBe(SAMPLE_ID);
 
-    const bad = await runBin(['print-api', 'get', 'nothex'], env);
+    const bad = await runCliInProcess(['print-api', 'get', 'nothex'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('24 hexadecimal');
 
     const file = join(dir, 'shipping.json');
     const shipTo = { name: 'Zoë', address1: '9 New Road', town: 'York', postcode: 'YO1 1AA', isoCountry: 'GB' };
     writeFileSync(file, JSON.stringify({ shipTo }));
-    const updated = await runBin(['print-api', 'update-shipping', 'acme-1', '0', file], env);
+    const updated = await runCliInProcess(['print-api', 'update-shipping', 'acme-1', '0', file], env);
     expect(updated.code).toBe(0);
     expect(JSON.parse(updated.stdout).shipTo).toEqual(shipTo);
     expect([base.requests.at(-1)!.method, base.requests.at(-1)!.url]).toEqual(['PUT', '/api/shipment/acme-1/0/shipping']);
   });
 
   it('says clearly when the configuration is incomplete', async () => {
+    // The real binary: the exit code through bin/print-bridge.js, and no stack trace from the process.
     const result = await runBin(['print-api', 'cancel', 'acme-1'], { PRINT_API_BASE_URL: 'not a url' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('PRINT_API_BASE_URL: must be an http(s) URL');
@@ -118,19 +119,19 @@ describe('print-bridge print-api', { timeout: 60_000 }, () => {
   it('reads a .env file in the working directory', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'print-bridge-dotenv-'));
     writeFileSync(join(cwd, '.env'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n'));
-    const result = await runBin(['print-api', 'list'], {}, { cwd });
+    const result = await runCliInProcess(['print-api', 'list'], {}, { cwd });
     expect(result.code).toBe(0);
   });
 
   it('says clearly when the service cannot be reached, without a stack trace', async () => {
-    const result = await runBin(['print-api', 'list'], { ...env, PRINT_API_BASE_URL: 'http://127.0.0.1:9' });
+    const result = await runCliInProcess(['print-api', 'list'], { ...env, PRINT_API_BASE_URL: 'http://127.0.0.1:9' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Could not reach the print service at http://127.0.0.1:9/api/order');
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('lists the print-api commands in --help', async () => {
-    const result = await runBin(['print-api', '--help']);
+    const result = await runCliInProcess(['print-api', '--help']);
     expect(result.code).toBe(0);
     for (const command of ['validate', 'submit', 'list', 'get', 'by-source', 'cancel', 'update-shipping']) {
       expect(result.stdout).toContain(command);
