@@ -7,8 +7,8 @@ import {
   type FulfillmentOrderRecord,
   type OrderRecord,
   type Result,
-  type StandInStore,
-} from './store.js';
+} from './records.js';
+import type { StandInStore } from './store.js';
 
 /**
  * Fulfillment holds and scheduled fulfillment orders, as Shopify keeps them, and the fulfillment-order webhooks it

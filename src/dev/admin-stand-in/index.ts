@@ -1,16 +1,13 @@
-export {
-  startAdminStandIn,
-  SHOP_DOMAIN_HEADER,
-  ACCESS_TOKEN_HEADER,
-  type AdminStandIn,
-  type AdminStandInOptions,
-  type ManualFulfillmentInput,
-  type RequestLogEntry,
-  type InjectedFailure,
-  type ThrottleStatus,
-} from './server.js';
+export { startAdminStandIn } from './server.js';
+export { type AdminStandIn, type AdminStandInOptions } from './stand-in-api.js';
+export { SHOP_DOMAIN_HEADER, ACCESS_TOKEN_HEADER } from './http-io.js';
+export { type ManualFulfillmentInput } from './fulfillments.js';
+export { type RequestLogEntry } from './request-log.js';
+export { type InjectedFailure } from './faults.js';
 export { seedOrder, parseRestOrder, SeedError, type RestOrder } from './seed.js';
-export { STAND_IN_APP_NAMESPACE, resolveAppNamespace, StandInStore, type OrderSnapshot, type OrderRecord, type FulfillmentRecord, type UserError } from './store.js';
-export { requestedQueryCost, LeakyBucket, MUTATION_COST, SINGLE_QUERY_MAX_COST } from './cost.js';
+export { StandInStore } from './store.js';
+export { STAND_IN_APP_NAMESPACE, resolveAppNamespace } from './metafields.js';
+export { type OrderSnapshot, type OrderRecord, type FulfillmentRecord, type UserError } from './records.js';
+export { requestedQueryCost, LeakyBucket, MUTATION_COST, SINGLE_QUERY_MAX_COST, type ThrottleStatus } from './cost.js';
 export { type HoldInput, type ReleaseInput, type ScheduleInput, type SentWebhook, type WebhookTarget, type FulfillmentOrderTopic } from './holds.js';
 export { signSessionToken, verifySessionToken, type StandInApp } from './oauth.js';

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { startAdminStandIn, type AdminStandIn } from './server.js';
+import { startAdminStandIn } from './server.js';
+import type { AdminStandIn } from './stand-in-api.js';
 
 /**
  * Runs the stand-in on its own, for trying the app by hand:

@@ -9,11 +9,12 @@ import type {
   MetafieldInput,
   MetafieldRecord,
   OrderRecord,
-  StandInStore,
   TrackingInput,
   UserError,
-} from './store.js';
-import { displayFulfillmentStatus , resolveAppNamespace } from './store.js';
+} from './records.js';
+import type { StandInStore } from './store.js';
+import { displayFulfillmentStatus } from './fulfillments.js';
+import { resolveAppNamespace } from './metafields.js';
 import { displayReason } from './holds.js';
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import type { FulfillmentOrderRecord, LineItemRecord, OrderRecord, StandInStore } from './store.js';
-import { normalizeShop, shopifyTimestamp } from './store.js';
+import type { FulfillmentOrderRecord, LineItemRecord, OrderRecord } from './records.js';
+import { shopifyTimestamp } from './records.js';
+import { normalizeShop, type StandInStore } from './store.js';
 
 /**
  * Turns a Shopify order webhook body (REST JSON, the same body the app receives as `orders/paid`) into the records
