@@ -1,0 +1,206 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { PostgresOrderStore } from '../storage/order-store.js';
+import { pingDatabase } from '../db/database.js';
+import type { MappingRegistry } from '../mapping/registry.js';
+import { formatFileProblem } from '../mapping/errors.js';
+import { createQueues, enqueuePrintEvent, enqueueWebhook, type Queues } from '../queue/queues.js';
+import { QueueScheduler } from '../queue/scheduler.js';
+import { redisDurabilityCheck } from '../redis-durability.js';
+import { mountAuthRoutes } from '../shopify/auth-routes.js';
+import { parseJsonLossless } from '../shopify/json.js';
+import { hmacWebhookVerifier } from '../shopify/webhook-hmac.js';
+import { createWebApp } from '../web/app.js';
+import type { LivenessMonitor } from '../web/liveness.js';
+import { createAdminRouter } from '../admin/router.js';
+import { RedisLoginGuard } from '../admin/login-guard.js';
+import { queueFailedJobs } from '../admin/failed-jobs.js';
+import { registryAdminMappings } from '../admin/mappings.js';
+import { createPostbackRouter } from '../web/postbacks.js';
+import type { AppDependencies } from './dependencies.js';
+import type { RuntimeOptions } from './runtime.js';
+
+/**
+ * The web role: webhooks, postbacks, OAuth and the admin pages, on the request Redis connection (requests fail fast
+ * on it: 503 and Shopify retries), with a store and queues of its own on that connection.
+ */
+export interface WebSide {
+  server: Server;
+  url: string;
+  /** Takes no new requests; those under way finish. */
+  stopListening(): Promise<void>;
+  /** After the workers stopped: the web side's queue connections. */
+  closeQueues(): Promise<void>;
+}
+
+export async function startWebSide(built: AppDependencies, options: RuntimeOptions, liveness: LivenessMonitor): Promise<WebSide> {
+  const { config, logger } = options;
+  const { requestRedis, database, registry, metrics } = built;
+  const prefix = config.REDIS_PREFIX;
+  const requestStore = new PostgresOrderStore({ database, redis: requestRedis, prefix });
+  const webQueues = createQueues(requestRedis, prefix);
+  const intakeQueue = webQueues.webhooks;
+  const app = createWebApp({
+    logger,
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
+    trustProxy: config.TRUST_PROXY,
+    liveness: () => liveness.check(),
+    webhooks: {
+      verify: hmacWebhookVerifier(config.SHOPIFY_API_SECRET!),
+      claim: (keys) => requestStore.claimWebhook(keys),
+      enqueue: (job) => enqueueWebhook(intakeQueue, (shop, id, body) => requestStore.webhookBodies().keep(shop, id, body), job),
+    },
+    readiness: [
+      { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },
+      { name: 'redis-durability', check: redisDurabilityCheck(requestRedis, config.REDIS_ALLOW_VOLATILE) },
+      { name: 'database', check: async () => ({ ok: await pingDatabase(database) }) },
+      {
+        name: 'mappings',
+        check: async () => ({ ok: registry.ready(), detail: describeMappings(registry) }),
+      },
+    ],
+    mount: (express) => mountRoutes(express, built, options, requestStore, webQueues),
+  });
+  const server = app.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    await webQueues.close().catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === 'EADDRINUSE' ? `port ${options.port ?? config.PORT} is already in use (set PORT to another one)` : (error as Error).message);
+  }
+  const address = server.address() as AddressInfo;
+  const url = `http://${options.host ?? '127.0.0.1'}:${address.port}`;
+  logger.info({ url }, 'web: listening');
+  return {
+    server,
+    url,
+    async stopListening() {
+      server.closeIdleConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    closeQueues: () => webQueues.close(),
+  };
+}
+
+/** The routes beside the webhooks: OAuth, the admin pages (operator and embedded), the postbacks. */
+function mountRoutes(express: Express, built: AppDependencies, options: RuntimeOptions, requestStore: PostgresOrderStore, webQueues: Queues): void {
+  const { config, logger } = options;
+  const { requestRedis, registry, renderPool, shopify, sessions, shopSettings, printAccounts, adminClients, metrics, setup, deps } = built;
+  const prefix = config.REDIS_PREFIX;
+  mountAuthRoutes(express, { shopify, sessions, logger });
+  const sessionSecrets = [config.ADMIN_TOKEN, config.SHOPIFY_API_SECRET].filter((s): s is string => Boolean(s));
+  if (sessionSecrets.length > 0) {
+    const failedJobs = queueFailedJobs([webQueues.webhooks, webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
+      // A webhook the worker could not read is shown with the order its body names (issue 13 item 3).
+      const webhook = await webhookJobOrder(data, (shop, id) => requestStore.webhookBodies().get(shop, id));
+      if (webhook) return webhook;
+      const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
+      const link =
+        (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId) : undefined) ??
+        (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId, (data as { shop?: string } | undefined)?.shop) : undefined);
+      return link ? { shop: link.shop, orderId: link.orderId } : undefined;
+    });
+    const adminLogger = logger.child({ component: 'admin' });
+    express.use(
+      createAdminRouter({
+        store: requestStore,
+        actions: {
+          store: requestStore,
+          mapping: deps.mapping,
+          printAccounts,
+          scheduler: new QueueScheduler(webQueues),
+          connections: deps.connections,
+          failedJobs,
+          logger: adminLogger,
+          clock: deps.clock,
+        },
+        failedJobs,
+        mappings: registryAdminMappings(registry, renderPool),
+        queues: [webQueues.webhooks, webQueues.orders, webQueues.events, webQueues.shopify, webQueues.maintenance],
+        adminToken: config.ADMIN_TOKEN,
+        loginGuard: new RedisLoginGuard(requestRedis, prefix, deps.clock),
+        embedded:
+          config.SHOPIFY_API_KEY && config.SHOPIFY_API_SECRET
+            ? {
+                apiKey: config.SHOPIFY_API_KEY,
+                decodeSessionToken: (token) => shopify.session.decodeSessionToken(token),
+                ensureInstalled: async (shop, sessionToken) => {
+                  const need = await sessions.tokenNeed(shop);
+                  if (!need) return;
+                  await sessions.exchangeSessionToken(shop, sessionToken);
+                  await requestStore.markShopActive(shop);
+                  if (need === 'non-expiring') logger.info({ shop }, 'non-expiring offline access token replaced by an expiring one (token exchange on the embedded open)');
+                  else logger.info({ shop, reason: need }, 'app installed: offline access token obtained by token exchange');
+                },
+              }
+            : undefined,
+        shopSetup: {
+          deps: setup,
+          settings: shopSettings,
+          editor: {
+            registry,
+            renderer: renderPool,
+            latestOrders: async (shop, count) => {
+              const api = await adminClients.forShop(shop);
+              const bodies = [];
+              for (const order of await api.latestOrders(count)) {
+                const body = await api.getOrderAsWebhookBody(order.id);
+                if (body) bodies.push({ name: order.name, orderId: order.id, body });
+              }
+              return bodies;
+            },
+          },
+        },
+        isShopConnected: async (shop) => (await sessions.accessToken(shop)) !== undefined,
+        sessionSecrets,
+        appUrl: config.APP_URL,
+        logger: adminLogger,
+      }),
+    );
+  } else {
+    logger.warn('admin pages are off: neither ADMIN_TOKEN nor SHOPIFY_API_SECRET is configured');
+  }
+  express.use(
+    createPostbackRouter({
+      tokens: config.POSTBACK_TOKEN ?? [],
+      shopOfToken: (token) => shopSettings.shopOfPostbackToken(token),
+      basicAuth: config.POSTBACK_BASIC_AUTH,
+      enqueue: (job) => enqueuePrintEvent(webQueues.events, job),
+      keepUnreadable: (entry) => requestStore.keepUnreadablePostback(entry),
+      logger,
+      onReceived: (event, outcome) => metrics.postbacks.inc({ event, outcome }),
+    }),
+  );
+}
+
+/** Readiness detail for the mappings: how many files serve, and the first problems as `FILE:LINE:COL message`. */
+function describeMappings(registry: MappingRegistry): string {
+  const problems = registry.problems();
+  const shown = problems.slice(0, 3).map(formatFileProblem);
+  const more = problems.length > shown.length ? ` (+${problems.length - shown.length} more)` : '';
+  return `${registry.mappings().length} file(s) in use, ${problems.length} problem(s)${shown.length ? `: ${shown.join('; ')}${more}` : ''}`;
+}
+
+/** The store and order a failed webhook job is about: its shop, and the order id its body names (exact, as text). */
+async function webhookJobOrder(
+  data: unknown,
+  bodyOf: (shop: string, webhookId: string) => Promise<string | undefined>,
+): Promise<{ shop: string; orderId: string } | undefined> {
+  const job = data as { shop?: unknown; webhookId?: unknown; body?: unknown; topic?: unknown } | undefined;
+  if (typeof job?.shop !== 'string' || typeof job.webhookId !== 'string' || typeof job.topic !== 'string' || !job.topic.startsWith('orders/')) return undefined;
+  const raw = typeof job.body === 'string' ? job.body : await bodyOf(job.shop, job.webhookId);
+  if (raw === undefined) return undefined;
+  try {
+    const body = parseJsonLossless(raw) as { id?: unknown; order?: { id?: unknown } };
+    const id = body.id ?? body.order?.id;
+    return typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id)) ? { shop: job.shop, orderId: `gid://shopify/Order/${String(id)}` } : undefined;
+  } catch {
+    return undefined;
+  }
+}
