@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseJsonLossless } from '../shopify/json.js';
-import { fulfilWaitingShipments, type ApplyPrintEventDeps, type ApplyPrintEventOutcome } from './apply-print-event.js';
+import type { ApplyPrintEventDeps, ApplyPrintEventOutcome } from './apply-print-event.js';
+import { fulfilWaitingShipments } from './fulfil-shipment.js';
 
 /**
  * Shopify's fulfillment-order webhooks (`fulfillment_orders/placed_on_hold`, `hold_released`,
