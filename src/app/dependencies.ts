@@ -29,6 +29,8 @@ import { registryMappingPort } from '../adapters/mapping-port.js';
 import { MappingRenderPool } from '../mapping/render-pool.js';
 import { releaseWaitingOrders, sessionConnections } from './waiting.js';
 import { adminApiEffects, ShopifyAdminClients } from '../adapters/shopify-effects.js';
+import { adminApiFulfillmentRequests } from '../adapters/fulfillment-requests.js';
+import { FulfillmentServiceStore } from '../shops/fulfillment-services.js';
 import type { RuntimeOptions } from './runtime.js';
 
 /** Everything the web and worker sides share, built once from the configuration (startRuntime's first step). */
@@ -47,6 +49,8 @@ export interface AppDependencies {
   shopSettings: ShopSettingsStore;
   adminClients: ShopifyAdminClients;
   mappingSync: StoreMappingSync;
+  /** Each store's fulfillment mode and service (fulfillment-service mode). */
+  fulfillmentServices: FulfillmentServiceStore;
   /** The worker side's store and queues (on workerRedis when it runs). */
   store: PostgresOrderStore;
   queues: Queues;
@@ -130,6 +134,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
   const mappingSync = new StoreMappingSync({ settings: shopSettings, registry, logger: logger.child({ component: 'mappings' }) });
   await mappingSync.start().catch((error: Error) => logger.error({ err: error }, "could not read the stores' mapping versions at start; retrying every 2 s"));
 
+  const fulfillmentServices = new FulfillmentServiceStore(database);
   const workerSide = workerRedis ?? requestRedis;
   const store = new PostgresOrderStore({ database, redis: workerSide, prefix });
   const queues = createQueues(workerSide, prefix);
@@ -148,6 +153,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     scheduler: new QueueScheduler(queues),
     sessions,
     connections: sessionConnections(sessions),
+    fulfillmentRequests: adminApiFulfillmentRequests((shop) => adminClients.forShop(shop), fulfillmentServices),
     logger,
     clock: () => new Date(),
   };
@@ -176,6 +182,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     shopSettings,
     adminClients,
     mappingSync,
+    fulfillmentServices,
     store,
     queues,
     deps,

@@ -11,6 +11,7 @@ import { redisDurabilityCheck } from '../redis-durability.js';
 import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { hmacWebhookVerifier } from '../shopify/webhook-hmac.js';
+import { fulfillmentCallbackVerifier } from '../shopify/fulfillment-callback.js';
 import { createWebApp } from '../web/app.js';
 import type { LivenessMonitor } from '../web/liveness.js';
 import { createAdminRouter } from '../admin/router.js';
@@ -61,6 +62,10 @@ export async function startWebSide(built: AppDependencies, options: RuntimeOptio
         check: async () => ({ ok: registry.ready(), detail: describeMappings(registry) }),
       },
     ],
+    fulfillmentCallbacks: {
+      verify: fulfillmentCallbackVerifier(config.SHOPIFY_API_SECRET!),
+      enqueue: (shop, kind) => new QueueScheduler(webQueues).takeFulfillmentRequests(shop, kind === 'CANCELLATION_REQUEST' ? 'cancellation callback' : 'fulfillment callback'),
+    },
     mount: (express) => mountRoutes(express, built, options, requestStore, webQueues),
   });
   const server = app.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0');

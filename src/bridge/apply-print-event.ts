@@ -5,7 +5,7 @@ import { needsConfirmation, type ConfirmPrintEvent } from './confirm-print-event
 import type { Shortfall } from '../shopify/fulfillment-plan.js';
 import type { ScheduleHoldRecheck } from './fulfillment-holds.js';
 import type { OrderLink } from '../orders/model.js';
-import type { ShopifyFulfillmentPort, TrackingLookup, OrderStore } from './ports.js';
+import type { FulfillmentRequestsPort, ShopifyFulfillmentPort, TrackingLookup, OrderStore } from './ports.js';
 import { canMove, type OrderStatus } from '../orders/status.js';
 import { describe } from './print-event-history.js';
 import { cancelled, DUPLICATE_SUBMISSION, failure, progress } from './print-event-status.js';
@@ -24,6 +24,8 @@ import { withShipmentLease } from './shipment-lease.js';
 export interface ApplyPrintEventDeps {
   store: OrderStore;
   shopify: ShopifyFulfillmentPort;
+  /** Fulfillment-service mode: a request still unanswered when its shipment ships is accepted first. */
+  fulfillmentRequests?: FulfillmentRequestsPort;
   tracking: TrackingLookup;
   clock: () => Date;
   logger: Logger;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
 import { ShopifyUserError } from '../shopify/admin-api.js';
 import type { OrderForFulfillment, TrackingInfo } from './shopify-data.js';
+import { acceptBeforeFulfilling, serviceFulfillmentOrderIds } from './fulfillment-requests.js';
 import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../shopify/fulfillment-plan.js';
 import { recordHoldWait, waitingShipments } from './fulfillment-holds.js';
 import type { OrderLink, ShipmentLink } from '../orders/model.js';
@@ -129,8 +130,10 @@ async function fulfilShipment(
   }
   if (shipment.appliedAt) return { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` };
 
-  const order = await deps.shopify.getOrderForFulfillment(shop, orderId);
-  if (!order) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
+  if (link.fulfillmentRequest) await acceptBeforeFulfilling(deps, link);
+  const read = await deps.shopify.getOrderForFulfillment(shop, orderId);
+  if (!read) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
+  const order = await ownFulfillmentOrders(deps, link, read);
 
   const claimed = new Set(link.shipments.map((s) => s.fulfillmentId).filter((id): id is string => Boolean(id)));
   const existing = findOwnFulfillment(order, shipment, wantedNumber, claimed);
@@ -186,6 +189,13 @@ async function fulfilShipment(
   await recordFulfillment(deps, link, shipment.index, created.id, wantedNumber, `fulfilled as ${created.name}`);
   log.info({ fulfillmentId: created.id, shipmentIndex: shipment.index, trackingNumber: wantedNumber }, 'shipment fulfilled in Shopify');
   return { kind: 'fulfilled', shipmentIndex: shipment.index, fulfillmentId: created.id, adopted: false, shortfalls: plan.shortfalls };
+}
+
+/** In service mode, the order as far as the app may fulfil it: the fulfillment orders it accepted; the merchant's stay untouched. */
+async function ownFulfillmentOrders(deps: ApplyPrintEventDeps, link: OrderLink, order: OrderForFulfillment): Promise<OrderForFulfillment> {
+  const fresh = link.fulfillmentRequest ? await deps.store.get(link.shop, link.orderId) : undefined;
+  const own = serviceFulfillmentOrderIds(fresh ?? link);
+  return own ? { ...order, fulfillmentOrders: order.fulfillmentOrders.filter((fo) => own.has(fo.id)) } : order;
 }
 
 async function recordFulfillment(deps: ApplyPrintEventDeps, link: OrderLink, index: number, fulfillmentId: string, trackingNumber: string | undefined, detail: string): Promise<void> {

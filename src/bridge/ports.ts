@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
-import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
+import type { AssignedFulfillmentOrder, RequestRejection, CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { ShipmentLineItem } from '../orders/model.js';
@@ -111,6 +111,10 @@ export interface Scheduler {
   noteShopify(shop: string, orderId: string, line: string): Promise<void>;
   /** Acts on a fulfillment-order webhook soon, on the Shopify queue (it needs the Admin API to find the order). */
   fulfillmentOrderChanged(shop: string, change: FulfillmentOrderChange, webhookId: string): Promise<void>;
+  /** Reads the store's pending fulfillment and cancellation requests soon, on the Shopify queue (service mode); repeats while one waits are one. */
+  takeFulfillmentRequests(shop: string, cause: string): Promise<void>;
+  /** Sends the order's pending answers to Shopify's requests soon, on the Shopify queue. */
+  answerFulfillmentRequests(shop: string, orderId: string): Promise<void>;
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
   /**
@@ -212,6 +216,22 @@ export interface WebhookBodiesPort {
   dropOrders(shop: string, orderIds: readonly string[]): Promise<number>;
 }
 
+/**
+ * Fulfillment-service mode (docs/fulfillment.md): the store's service location and Shopify's requests to it. The app
+ * builds it on ShopifyAdminApi and the stores' settings (src/adapters/fulfillment-requests.ts).
+ */
+export interface FulfillmentRequestsPort {
+  /** The app's location on the store in service mode; undefined in merchant mode. */
+  serviceLocation(shop: string): Promise<string | undefined>;
+  pending(shop: string, kind: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrder[]>;
+  accept(shop: string, fulfillmentOrderId: string, message: string, estimatedShippedAt?: string): Promise<void>;
+  reject(shop: string, fulfillmentOrderId: string, rejection: RequestRejection): Promise<void>;
+  acceptCancellation(shop: string, fulfillmentOrderId: string, message: string): Promise<void>;
+  rejectCancellation(shop: string, fulfillmentOrderId: string, message: string): Promise<void>;
+  /** The order in its webhook body's shape, for a request that came before (or without) the order's webhook. */
+  orderBody(shop: string, orderId: string): Promise<string | undefined>;
+}
+
 export interface BridgeDeps {
   store: OrderStore;
   mapping: MappingPort;
@@ -221,6 +241,8 @@ export interface BridgeDeps {
   printAccounts: PrintAccountsPort;
   shopify: ShopifyEffects;
   scheduler: Scheduler;
+  /** Fulfillment-service mode; absent: every store is merchant-managed. */
+  fulfillmentRequests?: FulfillmentRequestsPort;
   sessions: SessionsPort;
   /** Orders of a store that is not connected are never sent to the printer (DESIGN section 9). */
   connections: ConnectionsPort;

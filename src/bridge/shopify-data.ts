@@ -76,3 +76,34 @@ export interface FulfillmentSummary {
   status: string;
   trackingInfo: { company: string | null; number: string | null; url: string | null }[];
 }
+
+/** The app's fulfillment service on a store and the location Shopify made for it (fulfillment-service mode). */
+export interface FulfillmentServiceRef {
+  id: string;
+  name: string;
+  callbackUrl: string | null;
+  locationId: string;
+}
+
+/** A fulfillment order assigned to the app's location, with the request Shopify sent about it. */
+export interface AssignedFulfillmentOrder {
+  id: string;
+  /** OPEN, IN_PROGRESS, CLOSED, ... */
+  status: string;
+  /** SUBMITTED (a fulfillment request), CANCELLATION_REQUESTED, ACCEPTED, ... */
+  requestStatus: string;
+  orderId: string;
+  orderName: string;
+  lineItems: { id: string; lineItemId: string; sku: string | null; totalQuantity: number; remainingQuantity: number }[];
+}
+
+/** Shopify's reasons a fulfillment service may give for rejecting a request (FulfillmentOrderRejectionReason). */
+export type RejectionReason = 'INCORRECT_ADDRESS' | 'INELIGIBLE_PRODUCT' | 'INVALID_SKU' | 'UNDELIVERABLE_DESTINATION' | 'OTHER';
+
+export interface RequestRejection {
+  reason: RejectionReason;
+  /** What the merchant reads on the fulfillment order, in words they can act on. */
+  message: string;
+  /** Per line: what that line lacks (the SKU no mapping prints). */
+  lineItems: { fulfillmentOrderLineItemId: string; message: string }[];
+}

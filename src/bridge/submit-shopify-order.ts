@@ -13,6 +13,8 @@ import { confirmOrderOfShop, isFullyFulfilled, markNotPrinted, recordWait, refus
 import { isWaitKind, recordProblems } from './submission-problems.js';
 import { testRun } from './submit-test-mode.js';
 import { markSubmittedInShopify, sendPrintOrder } from './send-print-order.js';
+import { pendingRequests } from '../orders/service-request.js';
+import { awaitFulfillmentRequest, bodyToMap, inServiceMode, rejectPendingRequests } from './service-submission.js';
 
 export type SubmitShopifyOutcome =
   | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
@@ -51,6 +53,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   if (link.status === 'cancelled') return { kind: 'cancelled', detail: 'the order was cancelled before submission; nothing was sent' };
   if (isSubmittedStatus(link.status)) {
     await markSubmittedInShopify(deps, link);
+    if (pendingRequests(link.fulfillmentRequest).length > 0) await deps.scheduler.answerFulfillmentRequests(shop, orderId);
     return { kind: 'already-submitted', sourceOrderId: link.sourceOrderId, printOrderId: link.printOrderId };
   }
   if (link.cancelRequested && link.status !== 'submitting') {
@@ -67,6 +70,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     if (!deps.mapping.settingsFor(shop)) return recordWait(deps, link, noMappingProblem(shop, at), true);
     setup = await deps.printAccounts.setupOf(shop);
     if (setup.account === 'none') return recordWait(deps, link, noPrintAccountProblem(shop, at), true);
+    if ((await inServiceMode(deps, shop)) && pendingRequests(link.fulfillmentRequest).length === 0) return awaitFulfillmentRequest(deps, link);
   }
 
   const stored = await deps.store.getOrderBody(shop, orderId);
@@ -80,9 +84,10 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     return markNotPrinted(deps, link, 'every line item is already fulfilled in Shopify (fulfillable quantity 0 on each), so nothing was sent to the printer');
   }
   const mapped = settings
-    ? await deps.mapping.map(shop, stored.body)
+    ? await deps.mapping.map(shop, bodyToMap(link, stored.body))
     : { ok: false as const, problems: [{ mappingKind: 'no-mapping', message: `no mapping file serves ${shop} (add its domain to a file's shops, or a "*" file)` }] };
 
+  if (!mapped.ok && link.status !== 'submitting') await rejectPendingRequests(deps, link, 'mapping', mapped.problems);
   if (!mapped.ok && link.status !== 'submitting' && mapped.problems.length > 0 && mapped.problems.every((p) => p.mappingKind === 'empty')) {
     return markNotPrinted(deps, link, mapped.problems.map((p) => p.message).join('; '));
   }
@@ -93,6 +98,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   // A public host name that resolves inside a network is held like any mapping problem (src/mapping/artwork-hosts.ts).
   const hostProblems = await deps.artworkHosts.problems(mapped.order, mapped.itemSubjects);
   if (hostProblems.length > 0) {
+    await rejectPendingRequests(deps, link, 'mapping', hostProblems);
     await recordProblems(deps, link, 'held', 'mapping', hostProblems);
     throw new MappingProblemsError(orderName, hostProblems);
   }
@@ -106,7 +112,11 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   }
 
   // Test mode creates nothing, so it claims nothing: a store trying its mapping can never hold back another's orders.
-  if (setup && setup.account !== 'none' && setup.mode === 'test') return testRun(deps, link, setup.service, order, orderName);
+  if (setup && setup.account !== 'none' && setup.mode === 'test') {
+    const outcome = await testRun(deps, link, setup.service, order, orderName);
+    await rejectPendingRequests(deps, link, 'test-mode', []);
+    return outcome;
+  }
 
   // The id must be this order's alone on the account it goes out with before anything reaches the printer.
   // The account the order goes out with: a create that may be out keeps its first attempt's; otherwise the store's now.
@@ -122,6 +132,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         message: `${sourceOrderId} already belongs to ${other}; the mapping's sourceOrderId must be unique per store and order (include {{ shop.handle }} and {{ order.order_number }}), then resubmit`,
       },
     ];
+    await rejectPendingRequests(deps, link, 'mapping', problems);
     await recordProblems(deps, link, 'held', 'source-order-id', problems);
     throw new MappingProblemsError(orderName, problems);
   }
@@ -134,6 +145,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
         const problems = error.serviceError.validations?.length
           ? error.serviceError.validations.map((v) => ({ subject: v.path, message: v.message }))
           : [{ message: error.serviceError.message }];
+        await rejectPendingRequests(deps, link, 'validation', problems);
         await recordProblems(deps, link, 'error', 'validation', problems);
         throw new PrintRefusedError(`The print service found order ${orderName} invalid: ${problems.map((p) => p.message).join('; ')}`);
       }
@@ -167,7 +179,10 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
   if (!submitting || submitting.status !== 'submitting') {
     return submitOnce(deps, shop, orderId);
   }
-  return sendPrintOrder(deps, submitting, order, sourceOrderId, orderName);
+  const sent = await sendPrintOrder(deps, submitting, order, sourceOrderId, orderName);
+  // The print service has the order: Shopify's requests for it are accepted now (fulfillment-requests.ts).
+  if (submitting.fulfillmentRequest) await deps.scheduler.answerFulfillmentRequests(shop, orderId);
+  return sent;
 }
 
 async function setStatus(deps: BridgeDeps, link: OrderLink, status: 'cancelled', detail: string): Promise<void> {

@@ -151,6 +151,13 @@ export const shopSettings = pgTable('shop_settings', {
   testValidatedAt: at('test_validated_at'),
   /** The store's current mapping version; null: the mapping files serve it. */
   mappingVersion: integer('mapping_version'),
+  /**
+   * `merchant`: the app fulfils the merchant's own fulfillment orders (the default); `service`: the app is a Shopify
+   * fulfillment service and prints what Shopify requests of its location (docs/fulfillment.md).
+   */
+  fulfillmentMode: text('fulfillment_mode').notNull().default('merchant'),
+  /** In service mode: the fulfillment service the app registered on the store `{id, locationId, callbackUrl, createdAt}`. */
+  fulfillmentService: jsonb('fulfillment_service').$type<Record<string, unknown>>(),
   /** Bumped on every change: print-account clients cached by other processes are rebuilt when it moves. */
   revision: integer('revision').notNull().default(1),
   updatedAt: at('updated_at').notNull().defaultNow(),

@@ -1,3 +1,4 @@
+import type { ServiceRequest } from './service-request.js';
 import type { OrderStatus } from './status.js';
 
 /**
@@ -98,6 +99,11 @@ export interface OrderLink {
   notInShopAt?: string;
   /** When the store's Admin API showed the order as its own (recorded with the first submission). */
   shopConfirmedAt?: string;
+  /**
+   * Fulfillment-service mode: the fulfillment orders Shopify asked the app's location to fulfil for this order, and
+   * how each was answered (src/orders/service-request.ts). Absent: the merchant-managed flow.
+   */
+  fulfillmentRequest?: ServiceRequest;
   /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
   testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];

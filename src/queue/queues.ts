@@ -28,6 +28,10 @@ export const shopifyJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('note'), shop: z.string(), orderId: z.string(), line: z.string() }),
   /** Fulfils the order's shipments that wait for Shopify to release a fulfillment hold (a re-check). */
   z.object({ kind: z.literal('fulfil-held'), shop: z.string(), orderId: z.string(), check: z.number().int().default(0) }),
+  /** Fulfillment-service mode: read the store's pending fulfillment and cancellation requests (a callback, or the schedule). */
+  z.object({ kind: z.literal('fulfillment-requests'), shop: z.string(), cause: z.string().default('callback') }),
+  /** Fulfillment-service mode: send an order's pending answers to Shopify's requests. */
+  z.object({ kind: z.literal('answer-requests'), shop: z.string(), orderId: z.string() }),
   /** A fulfillment-order webhook: placed on hold, released, scheduled one ready. */
   z.object({
     kind: z.literal('fulfillment-order'),

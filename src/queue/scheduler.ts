@@ -72,6 +72,23 @@ export class QueueScheduler implements Scheduler {
     await this.queues.shopify.add('fulfillment-order', { kind: 'fulfillment-order', shop, ...change }, { jobId: jobId('fo', shop, webhookId) });
   }
 
+  async takeFulfillmentRequests(shop: string, cause: string): Promise<void> {
+    // A burst of callbacks (one per order Shopify requests) is one read while it waits: the read takes every request.
+    await this.queues.shopify.add(
+      'fulfillment-requests',
+      { kind: 'fulfillment-requests', shop, cause },
+      { deduplication: { id: jobId('fsr', shop), keepLastIfActive: true } },
+    );
+  }
+
+  async answerFulfillmentRequests(shop: string, orderId: string): Promise<void> {
+    await this.queues.shopify.add(
+      'answer-requests',
+      { kind: 'answer-requests', shop, orderId },
+      { deduplication: { id: jobId('answer', shop, orderId), keepLastIfActive: true } },
+    );
+  }
+
   async dropPendingForShop(shop: string): Promise<number> {
     let dropped = 0;
     for (const queue of [this.queues.orders, this.queues.webhooks, this.queues.shopify]) {

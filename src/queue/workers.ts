@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { amendShipping } from '../bridge/amend-shipping.js';
 import { applyPrintEvent, shopOfPrintEvent, type ApplyPrintEventDeps } from '../bridge/apply-print-event.js';
+import { answerFulfillmentRequests, takeFulfillmentRequests } from '../bridge/fulfillment-requests.js';
 import { fulfilWaitingShipments } from '../bridge/fulfil-shipment.js';
 import type { ScheduleHoldRecheck } from '../bridge/fulfillment-holds.js';
 import { onFulfillmentOrderChanged } from '../bridge/fulfillment-order-changed.js';
@@ -144,6 +145,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
         store: deps.store,
         logger: deps.logger,
         clock: deps.clock,
+        fulfillmentRequests: deps.fulfillmentRequests,
         ...options.printEvents,
         scheduleHoldRecheck: holdQueue?.schedule,
         showStatusLater: (shop, orderId, show) => deps.scheduler.syncShopify(shop, orderId, show),
@@ -163,6 +165,10 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
           case 'note':
             await deps.shopify.appendNote(data.shop, data.orderId, data.line);
             return { kind: 'noted' };
+          case 'fulfillment-requests':
+            return takeFulfillmentRequests({ ...deps, logger: deps.logger.child({ jobId: job.id, kind: data.kind, shop: data.shop, cause: data.cause }) }, data.shop);
+          case 'answer-requests':
+            return answerFulfillmentRequests(deps, data.shop, data.orderId);
           case 'fulfil-held':
           case 'fulfillment-order': {
             // Left for a worker process that applies print events (it has the fulfillment port).

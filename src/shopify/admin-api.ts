@@ -1,4 +1,24 @@
-import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from '../bridge/shopify-data.js';
+import type {
+  AssignedFulfillmentOrder,
+  CreateFulfillmentInput,
+  FulfillmentServiceRef,
+  FulfillmentSummary,
+  OrderForFulfillment,
+  RequestRejection,
+  StatusChange,
+  StatusShown,
+  TrackingInfo,
+} from '../bridge/shopify-data.js';
+import {
+  acceptCancellationRequest,
+  acceptFulfillmentRequest,
+  assignedFulfillmentOrders,
+  createFulfillmentService,
+  deleteFulfillmentService,
+  listFulfillmentServices,
+  rejectCancellationRequest,
+  rejectFulfillmentRequest,
+} from './admin/fulfillment-service.js';
 import { createFulfillment, getFulfillmentOrderOrder, getOrderForFulfillment, updateFulfillmentTracking } from './admin/fulfillments.js';
 import { checkAccess, getOrderAsWebhookBody, latestOrders, listRecentOrders, orderInShop, type RecentOrder } from './admin/order-reads.js';
 import { appendOrderNote, orderShows, showStatus } from './admin/order-status.js';
@@ -6,7 +26,7 @@ import { AdminRequests } from './admin/request.js';
 
 /**
  * print-bridge's Admin GraphQL operations of one shop, typed and parsed with zod at the boundary, one family per file
- * in admin/ (fulfillments, order status, order reads) over one request path (admin/request.ts: the shop's pacer, the
+ * in admin/ (fulfillments, order status, order reads, the fulfillment service) over one request path (admin/request.ts: the shop's pacer, the
  * typed errors of admin/errors.ts). Records are named by gid strings throughout: Shopify's numeric ids can exceed 2^53.
  */
 
@@ -76,5 +96,39 @@ export class ShopifyAdminApi extends AdminRequests {
   /** The store's newest orders, newest first (the mapping editor previews them). */
   latestOrders(count: number): Promise<{ id: string; name: string }[]> {
     return latestOrders(this, count);
+  }
+
+  /** The app's fulfillment services on the store, with their locations. */
+  listFulfillmentServices(): Promise<FulfillmentServiceRef[]> {
+    return listFulfillmentServices(this);
+  }
+
+  createFulfillmentService(input: { name: string; callbackUrl: string }): Promise<FulfillmentServiceRef> {
+    return createFulfillmentService(this, input);
+  }
+
+  deleteFulfillmentService(id: string, inventoryAction: 'KEEP' | 'DELETE' = 'KEEP'): Promise<void> {
+    return deleteFulfillmentService(this, id, inventoryAction);
+  }
+
+  /** The fulfillment orders at the app's location with a request of this kind pending, every page. */
+  assignedFulfillmentOrders(status: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrder[]> {
+    return assignedFulfillmentOrders(this, status, locationId);
+  }
+
+  acceptFulfillmentRequest(id: string, message: string, estimatedShippedAt?: string): Promise<{ requestStatus: string }> {
+    return acceptFulfillmentRequest(this, id, message, estimatedShippedAt);
+  }
+
+  rejectFulfillmentRequest(id: string, rejection: RequestRejection): Promise<{ requestStatus: string }> {
+    return rejectFulfillmentRequest(this, id, rejection);
+  }
+
+  acceptCancellationRequest(id: string, message: string): Promise<{ requestStatus: string }> {
+    return acceptCancellationRequest(this, id, message);
+  }
+
+  rejectCancellationRequest(id: string, message: string): Promise<{ requestStatus: string }> {
+    return rejectCancellationRequest(this, id, message);
   }
 }

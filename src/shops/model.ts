@@ -6,6 +6,21 @@
 
 export type PrintMode = 'test' | 'live';
 
+/**
+ * How the store's printed items reach the printer (docs/fulfillment.md): `merchant`, the app fulfils the merchant's own
+ * fulfillment orders from the mapping (the default); `service`, the app is a Shopify fulfillment service and prints what
+ * Shopify requests of its location.
+ */
+export type FulfillmentMode = 'merchant' | 'service';
+
+/** The fulfillment service the app registered on a store, and its location. */
+export interface FulfillmentServiceRecord {
+  id: string;
+  locationId: string;
+  callbackUrl: string;
+  createdAt: string;
+}
+
 /** A store's print-service account. `token` and `secret` are encrypted at rest and never shown again. */
 export interface PrintAccount {
   baseUrl: string;
@@ -38,6 +53,7 @@ export interface AccountCheck {
 export interface ShopSetup {
   shop: string;
   mode: PrintMode;
+  fulfillment: FulfillmentMode;
   printAccount?: PrintAccountView;
   accountCheck?: AccountCheck;
   testValidatedAt?: string;

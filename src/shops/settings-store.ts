@@ -10,6 +10,7 @@ export const POSTBACK_OVERLAP_MS = 24 * 3600_000;
 type SettingsRow = {
   shop: string;
   mode: string;
+  fulfillment_mode: string | null;
   print_account: Record<string, unknown> | null;
   account_check: AccountCheck | null;
   test_validated_at: string | null;
@@ -215,6 +216,7 @@ export class ShopSettingsStore {
     return {
       shop: row.shop,
       mode: row.mode === 'test' ? 'test' : 'live',
+      fulfillment: row.fulfillment_mode === 'service' ? 'service' : 'merchant',
       // What a page may show of the account: never the token or the secret.
       printAccount: account
         ? { baseUrl: account.baseUrl, ordersUrl: account.ordersUrl, sourceAccount: account.sourceAccount, destination: account.destination, connectedAt: account.connectedAt }
@@ -227,14 +229,14 @@ export class ShopSettingsStore {
   }
 }
 
-const columns = sql.raw('shop, mode, print_account, account_check, test_validated_at, mapping_version, revision, updated_at');
+const columns = sql.raw('shop, mode, fulfillment_mode, print_account, account_check, test_validated_at, mapping_version, revision, updated_at');
 
 function isoOf(column: ReturnType<typeof sql>) {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 }
 
 function blank(shop: string): ShopSetup {
-  return { shop, mode: 'live', revision: 0 };
+  return { shop, mode: 'live', fulfillment: 'merchant', revision: 0 };
 }
 
 export function tokenHash(token: string): string {

@@ -3,6 +3,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { acceptWebhook, type WebhookIntakeDeps } from '../shopify/webhook-intake.js';
+import type { FulfillmentCallbackKind, FulfillmentCallbackVerification } from '../shopify/fulfillment-callback.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -16,6 +17,14 @@ export interface WebDeps {
   readiness: ReadinessCheck[];
   /** Whether the process is stuck (GET /healthz answers 503 and the orchestrator restarts it). */
   liveness?: () => { ok: boolean; problems: string[] };
+  /**
+   * Fulfillment-service mode: Shopify's pings of `POST /fulfillment_service/fulfillment_order_notification`. Answered
+   * 2xx as soon as the read of the store's requests is queued (Shopify stops pinging an app that answers slowly).
+   */
+  fulfillmentCallbacks?: {
+    verify: (rawBody: string, headers: Request['headers']) => FulfillmentCallbackVerification;
+    enqueue: (shop: string, kind: FulfillmentCallbackKind) => Promise<void>;
+  };
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
   mount?: (app: Express) => void;
   /** METRICS_TOKEN: `GET /metrics` on this port needs it as a bearer token; without it /metrics is not served here. */
@@ -53,6 +62,27 @@ export function createWebApp(deps: WebDeps): Express {
     );
     res.status(result.status).json({ ok: false, error: result.message });
   });
+
+  const callbacks = deps.fulfillmentCallbacks;
+  if (callbacks) {
+    app.post('/fulfillment_service/fulfillment_order_notification', express.raw({ type: () => true, limit: '64kb' }), async (req: Request, res: Response) => {
+      const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      const verified = callbacks.verify(rawBody, req.headers);
+      if (!verified.valid) {
+        deps.logger.warn({ route: 'fulfillment_service', shop: req.get('x-shopify-shop-domain'), reason: verified.reason }, 'fulfillment service callback refused; nothing done');
+        res.status(verified.status).json({ ok: false, error: verified.reason });
+        return;
+      }
+      try {
+        await callbacks.enqueue(verified.shop, verified.kind);
+      } catch (error) {
+        deps.logger.error({ route: 'fulfillment_service', shop: verified.shop, err: error }, 'fulfillment service callback not queued; Shopify pings again and the schedule reads the requests');
+        res.status(503).json({ ok: false, error: 'not queued; try again' });
+        return;
+      }
+      res.status(200).json({ ok: true });
+    });
+  }
 
   // Liveness: answering at all is most of the signal; a stalled event loop or a dead worker is the rest. Memory is
   // included for operators and the benchmarks.

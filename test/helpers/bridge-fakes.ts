@@ -100,6 +100,12 @@ export class FakeScheduler implements Scheduler {
   async dropPendingForShop() {
     return this.dropped;
   }
+  async takeFulfillmentRequests(shop: string, cause: string) {
+    this.calls.push({ kind: 'fulfillment-requests', shop, orderId: '', generation: cause });
+  }
+  async answerFulfillmentRequests(shop: string, orderId: string) {
+    this.calls.push({ kind: 'answer-requests', shop, orderId });
+  }
   async reexamine(shop: string, cause: string) {
     this.calls.push({ kind: 'reexamine', shop, orderId: '', generation: cause });
   }
