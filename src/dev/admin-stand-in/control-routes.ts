@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isHoldReason, type HoldInput } from './holds.js';
 import { HttpError, orderGid, parseBody, readJson, sendJson } from './http-io.js';
 import { SeedError } from './seed.js';
+import { handleServiceControl, SERVICE_ROUTES } from './service-routes.js';
 import type { AdminStandIn } from './stand-in-api.js';
 import { normalizeShop } from './store.js';
 
@@ -72,6 +73,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
   const route = `${method} /${parts.map((p, i) => (parts[0] === 'shops' && (i === 1 || i === 3) ? ':' : p)).join('/')}`;
   const shop = parts[1] ?? '';
   const orderId = parts[3] ?? '';
+  if (await handleServiceControl(api, req, res, parts)) return;
   switch (route) {
     case 'GET /':
       return sendJson(res, 200, {
@@ -95,6 +97,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'POST /_stand-in/fail {next, status: 429|5xx|"network", retryAfterSeconds?}',
           'GET  /_stand-in/requests',
           'POST /_stand-in/reset {shops?}',
+          ...SERVICE_ROUTES,
         ],
       });
     case 'GET /shops':

@@ -54,6 +54,11 @@ export function createFulfillment(records: RecordLookup, shop: string, input: Fu
       });
       return;
     }
+    // A fulfillment service's fulfillment order is fulfilled only once the service accepted its request.
+    if (records.isServiceLocation(shop, fo.assignedLocation.id) && fo.requestStatus !== 'ACCEPTED' && fo.requestStatus !== 'CANCELLATION_REJECTED') {
+      errors.push({ field: [...field, 'fulfillmentOrderId'], message: 'The fulfillment order is not in an accepted state.' });
+      return;
+    }
     const requested =
       group.fulfillmentOrderLineItems && group.fulfillmentOrderLineItems.length > 0
         ? group.fulfillmentOrderLineItems
@@ -83,6 +88,7 @@ export function createFulfillment(records: RecordLookup, shop: string, input: Fu
   for (const p of planned) p.line.remainingQuantity -= p.quantity;
   for (const fo of new Set(planned.map((p) => p.fo))) {
     fo.status = fo.lineItems.every((l) => l.remainingQuantity === 0) ? 'CLOSED' : 'IN_PROGRESS';
+    if (fo.status === 'CLOSED' && fo.requestStatus !== 'UNSUBMITTED') fo.requestStatus = 'CLOSED';
     fo.updatedAt = at;
   }
   const notifyCustomer = input.notifyCustomer ?? false;
@@ -132,7 +138,8 @@ export function updateTracking(records: RecordLookup, shop: string, fulfillmentI
 export function fulfillByHand(store: RecordLookup, shop: string, orderId: string, input: ManualFulfillmentInput): Result<FulfillmentRecord> {
   const order = store.findOrder(shop, orderId);
   if (!order) return { ok: false, userErrors: [{ field: ['id'], message: `Order ${orderId} does not exist.` }] };
-  const open = order.fulfillmentOrders.filter((fo) => fo.status === 'OPEN' || fo.status === 'IN_PROGRESS');
+  // A fulfillment service's fulfillment orders are its own to fulfill; the merchant fulfills the shop's.
+  const open = order.fulfillmentOrders.filter((fo) => (fo.status === 'OPEN' || fo.status === 'IN_PROGRESS') && !store.isServiceLocation(shop, fo.assignedLocation.id));
   const groups = new Map<string, { id: string; quantity: number }[]>();
   const add = (foId: string, id: string, quantity: number) => {
     const list = groups.get(foId) ?? [];

@@ -19,6 +19,7 @@ import type { StandInHolds } from './holds.js';
 import { ACCESS_TOKEN_HEADER, failureMessage, readJson, sendJson, SHOP_DOMAIN_HEADER, shopOf } from './http-io.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { rootValue, type ResolverContext } from './resolvers.js';
+import { serviceRootValue } from './service-resolvers.js';
 import type { StandInStore } from './store.js';
 
 /**
@@ -46,6 +47,8 @@ const graphqlBodySchema = z.object({
 });
 
 const API_VERSION = /^(\d{4}-\d{2}|unstable)$/;
+/** The orders and fulfillments of resolvers.ts, and the fulfillment-service flow of service-resolvers.ts. */
+const root = { ...rootValue, ...serviceRootValue };
 
 export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMessage, res: ServerResponse, apiVersion: string): Promise<void> {
   const { schema, store, faults, holds, bucketOf, log } = endpoint;
@@ -135,7 +138,7 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
   const result = await execute({
     schema,
     document,
-    rootValue,
+    rootValue: root,
     contextValue: context,
     variableValues: variables,
     operationName: body.data.operationName ?? undefined,

@@ -255,6 +255,11 @@ export class StandInWebhooks {
     this.paused = paused;
   }
 
+  /** The secret webhooks are signed with (the app's), when a target is configured. */
+  secret(): string | undefined {
+    return this.target?.secret;
+  }
+
   log(): SentWebhook[] {
     return this.sent.map((s) => ({ ...s }));
   }

@@ -11,3 +11,6 @@ export { type OrderSnapshot, type OrderRecord, type FulfillmentRecord, type User
 export { requestedQueryCost, LeakyBucket, MUTATION_COST, SINGLE_QUERY_MAX_COST, type ThrottleStatus } from './cost.js';
 export { type HoldInput, type ReleaseInput, type ScheduleInput, type SentWebhook, type WebhookTarget, type FulfillmentOrderTopic } from './holds.js';
 export { signSessionToken, verifySessionToken, type StandInApp } from './oauth.js';
+export { type FulfillmentPing, type PingKind } from './fulfillment-pings.js';
+export { type RequestInput } from './fulfillment-requests.js';
+export { type FulfillmentServiceRecord, type LocationRecord } from './fulfillment-services.js';

@@ -76,6 +76,11 @@ export class StandInOAuth {
     this.app = app;
   }
 
+  /** The app's client secret, when an app is configured (fulfillment-service pings are signed with it). */
+  appSecret(): string | undefined {
+    return this.app?.apiSecret;
+  }
+
   /** How many token exchanges (of session tokens) were answered with a token. */
   exchanged(): number {
     return this.exchanges;

@@ -46,10 +46,47 @@ export interface FulfillmentOrderLineItemRecord {
   remainingQuantity: number;
 }
 
+/** Shopify's FulfillmentOrderRequestStatus: where a fulfillment service's request stands (UNSUBMITTED at a merchant's location). */
+export type FulfillmentOrderRequestStatus =
+  | 'UNSUBMITTED'
+  | 'SUBMITTED'
+  | 'ACCEPTED'
+  | 'REJECTED'
+  | 'CANCELLATION_REQUESTED'
+  | 'CANCELLATION_ACCEPTED'
+  | 'CANCELLATION_REJECTED'
+  | 'CLOSED';
+
+/** A request the merchant (Shopify) sent the fulfillment service: `FulfillmentOrderMerchantRequest`. */
+export interface MerchantRequestRecord {
+  id: string;
+  kind: 'FULFILLMENT_REQUEST' | 'CANCELLATION_REQUEST';
+  message: string | null;
+  sentAt: string;
+  requestOptions: Record<string, unknown> | null;
+  /** The service's answer, once it gave one (Shopify keeps it here). */
+  responseData: Record<string, unknown> | null;
+}
+
+/** How the fulfillment service answered a request (acceptance or rejection, with what it said). */
+export interface ServiceResponseRecord {
+  at: string;
+  kind: 'FULFILLMENT_ACCEPTED' | 'FULFILLMENT_REJECTED' | 'CANCELLATION_ACCEPTED' | 'CANCELLATION_REJECTED';
+  message: string | null;
+  reason?: string | null;
+  estimatedShippedAt?: string | null;
+  lineItems?: { fulfillmentOrderLineItemId: string; message: string | null }[];
+}
+
 export interface FulfillmentOrderRecord {
   id: string;
   orderId: string;
   status: FulfillmentOrderStatus;
+  /** The location it is assigned to: the shop's primary location, or a fulfillment service's (fulfillment-services.ts). */
+  assignedLocation: { id: string; name: string };
+  requestStatus: FulfillmentOrderRequestStatus;
+  merchantRequests: MerchantRequestRecord[];
+  serviceResponses: ServiceResponseRecord[];
   createdAt: string;
   updatedAt: string;
   lineItems: FulfillmentOrderLineItemRecord[];
@@ -173,6 +210,8 @@ export interface RecordLookup {
   findOrder(shop: string, id: string): OrderRecord | undefined;
   findFulfillmentOrder(shop: string, id: string): { order: OrderRecord; fo: FulfillmentOrderRecord } | undefined;
   findFulfillment(shop: string, id: string): { order: OrderRecord; fulfillment: FulfillmentRecord } | undefined;
+  /** Whether a location is a fulfillment service's (its fulfillment orders are fulfilled only once accepted). */
+  isServiceLocation(shop: string, locationId: string): boolean;
 }
 
 /** A mutation's answer with one user error. */

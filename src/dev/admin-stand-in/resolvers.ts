@@ -16,6 +16,7 @@ import type { StandInStore } from './store.js';
 import { displayFulfillmentStatus } from './fulfillments.js';
 import { resolveAppNamespace } from './metafields.js';
 import { displayReason } from './holds.js';
+import { assignedLocationView } from './service-views.js';
 
 /**
  * Root values and views for graphql-js's default resolver: a view is an object whose properties are field values and
@@ -34,7 +35,7 @@ export function buildAdminSchema(): GraphQLSchema {
 
 const MAX_PAGE_SIZE = 250;
 
-interface PageArgs {
+export interface PageArgs {
   first?: number | null;
   after?: string | null;
   reverse?: boolean | null;
@@ -56,7 +57,7 @@ function decodeCursor(cursor: string): string {
   throw new GraphQLError(`Invalid cursor for current pagination sort.`);
 }
 
-function connection<T extends { id: string }>(items: readonly T[], args: PageArgs, view: (item: T) => unknown) {
+export function connection<T extends { id: string }>(items: readonly T[], args: PageArgs, view: (item: T) => unknown) {
   if (args.first === undefined || args.first === null) throw new GraphQLError('you must provide one of first or last');
   if (args.first < 0 || args.first > MAX_PAGE_SIZE) {
     throw new GraphQLError(`The value of first must be between 0 and ${MAX_PAGE_SIZE}.`);
@@ -144,14 +145,19 @@ function foLineView(order: OrderRecord, line: FulfillmentOrderLineItemRecord) {
   };
 }
 
-function fulfillmentOrderView(order: OrderRecord, fo: FulfillmentOrderRecord) {
+export function fulfillmentOrderView(order: OrderRecord, fo: FulfillmentOrderRecord) {
   return {
     __typename: 'FulfillmentOrder',
     id: fo.id,
     status: fo.status,
+    requestStatus: fo.requestStatus,
+    assignedLocation: assignedLocationView(order.shop, fo),
+    merchantRequests: (args: PageArgs & { kind?: string | null }) =>
+      connection(fo.merchantRequests.filter((r) => !args.kind || r.kind === args.kind), args, (r) => ({ __typename: 'FulfillmentOrderMerchantRequest', ...r, fulfillmentOrder: () => fulfillmentOrderView(order, fo) })),
     createdAt: fo.createdAt,
     updatedAt: fo.updatedAt,
     orderId: order.id,
+    orderName: order.name,
     order: () => orderView(order),
     lineItems: (args: PageArgs) => connection(fo.lineItems, args, (l) => foLineView(order, l)),
     fulfillAt: fo.fulfillAt,
@@ -312,7 +318,7 @@ export function orderFilter(query: string | null | undefined): (order: OrderReco
   return (o) => tests.every((t) => t(o));
 }
 
-function payload<K extends string, T>(key: K, result: { ok: true; value: T } | { ok: false; userErrors: UserError[] }, view: (v: T) => unknown) {
+export function payload<K extends string, T>(key: K, result: { ok: true; value: T } | { ok: false; userErrors: UserError[] }, view: (v: T) => unknown) {
   return result.ok
     ? ({ [key]: view(result.value), userErrors: [] } as Record<K | 'userErrors', unknown>)
     : ({ [key]: null, userErrors: result.userErrors } as Record<K | 'userErrors', unknown>);

@@ -6,7 +6,7 @@ import { normalizeShop, type StandInStore } from './store.js';
 /**
  * Turns a Shopify order webhook body (REST JSON, the same body the app receives as `orders/paid`) into the records
  * the Admin GraphQL API would show for it, with one fulfillment order holding every line item, as a store with one
- * location has. Only the fields the stand-in needs are read; the rest is ignored.
+ * location has (or, for the SKUs a fulfillment service's location stocks, one more at that location). Only the fields the stand-in needs are read; the rest is ignored.
  */
 
 const idSchema = z.union([z.number(), z.string()]);
@@ -117,6 +117,7 @@ export function seedOrder(store: StandInStore, shop: string, body: unknown, opti
       return { id: store.nextGid('FulfillmentOrderLineItem'), lineItemId: record.id, totalQuantity: total, remainingQuantity: remaining };
     })
     .filter((l) => l.totalQuantity > 0);
+  const primary = store.services.primaryLocation(shop);
   const fulfillmentOrder: FulfillmentOrderRecord = {
     id: store.nextGid('FulfillmentOrder'),
     orderId: id,
@@ -127,6 +128,10 @@ export function seedOrder(store: StandInStore, shop: string, body: unknown, opti
         : foLines.some((l) => l.remainingQuantity < l.totalQuantity)
           ? 'IN_PROGRESS'
           : 'OPEN',
+    assignedLocation: { id: primary.id, name: primary.name },
+    requestStatus: 'UNSUBMITTED',
+    merchantRequests: [],
+    serviceResponses: [],
     createdAt,
     updatedAt: now,
     lineItems: foLines,
@@ -157,6 +162,8 @@ export function seedOrder(store: StandInStore, shop: string, body: unknown, opti
     metafields: [],
     restBody: restBodyOf(body),
   };
+  // Lines whose SKU a fulfillment service's location stocks go to that location (fulfillment-services.ts).
+  store.services.assign(order);
   store.addOrder(order);
   return { order, created: true };
 }

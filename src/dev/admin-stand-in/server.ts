@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { LeakyBucket } from './cost.js';
 import { handleControl } from './control-routes.js';
 import { FaultPlan } from './faults.js';
+import { FulfillmentPings } from './fulfillment-pings.js';
+import { StandInFulfillmentRequests } from './fulfillment-requests.js';
 import { fulfillByHand } from './fulfillments.js';
 import { handleGraphql, type GraphqlEndpoint } from './graphql-endpoint.js';
 import { StandInHolds, StandInWebhooks } from './holds.js';
@@ -40,6 +42,8 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
   const webhooks = new StandInWebhooks(options.webhooks);
   const oauth = new StandInOAuth(options.app, () => Date.now(), (shop) => store.accessTokenFor(shop));
   const holds = new StandInHolds(store, (webhook) => webhooks.send(webhook));
+  const pings = new FulfillmentPings(() => oauth.appSecret() ?? webhooks.secret());
+  const requests = new StandInFulfillmentRequests(store, pings);
   const snapshotResult = (shop: string, orderId: string, result: Result<unknown>): Result<OrderSnapshot> =>
     result.ok ? { ok: true, value: store.snapshot(store.findOrder(shop, orderId)!) } : result;
 
@@ -70,6 +74,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     },
     seedOrder: (shop, body, seedOptions) => {
       const { order, created } = seedOrder(store, shop, body, seedOptions);
+      if (created) requests.orderCreated(order);
       return { order: store.snapshot(order), created };
     },
     getOrder: (shop, id) => {
@@ -90,6 +95,15 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     pauseWebhooks: (paused) => webhooks.pause(paused),
     sentWebhooks: () => webhooks.log(),
     webhooksSettled: () => webhooks.settled(),
+    listFulfillmentServices: (shop) => structuredClone(store.services.list(shop)),
+    stockFulfillmentService: (shop, serviceId, skus) => store.services.stock(shop, serviceId, skus),
+    setAutomaticFulfillmentRequests: (on) => requests.setAutomatic(on),
+    requestFulfillment: (shop, input) => snapshotResult(shop, store.findFulfillmentOrder(shop, input.fulfillmentOrderId)?.order.id ?? '', requests.requestFulfillment(shop, input)),
+    requestCancellation: (shop, input) => snapshotResult(shop, store.findFulfillmentOrder(shop, input.fulfillmentOrderId)?.order.id ?? '', requests.requestCancellation(shop, input)),
+    fulfillmentPings: () => pings.log(),
+    dropNextFulfillmentPings: (n) => pings.dropNext(n),
+    fulfillmentPingsSettled: () => pings.settled(),
+    removeFulfillmentServices: (shop) => store.services.removeAll(shop),
     throttleNext: (n) => faults.throttleNext(n),
     setForcedThrottle: (on) => faults.setForcedThrottle(on),
     failNext: (n, failure, failOptions) => faults.failNext(n, failure, failOptions),
@@ -99,6 +113,8 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     reset: (resetOptions = {}) => {
       store.reset(resetOptions);
       holds.close();
+      pings.clear();
+      requests.setAutomatic(true);
       faults.clear();
       buckets.clear();
       log.clear();
@@ -178,6 +194,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     close: async () => {
       holds.close();
       await webhooks.settled();
+      await pings.settled();
       await closeServer(server);
     },
   };

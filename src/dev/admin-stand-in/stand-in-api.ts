@@ -1,5 +1,8 @@
 import type { ThrottleStatus } from './cost.js';
 import type { FaultPlan, InjectedFailure } from './faults.js';
+import type { FulfillmentPing } from './fulfillment-pings.js';
+import type { RequestInput } from './fulfillment-requests.js';
+import type { FulfillmentServiceRecord } from './fulfillment-services.js';
 import type { ManualFulfillmentInput } from './fulfillments.js';
 import type { HoldInput, ReleaseInput, ScheduleInput, SentWebhook, WebhookTarget } from './holds.js';
 import type { StandInApp } from './oauth.js';
@@ -70,6 +73,24 @@ export interface AdminStandIn {
   sentWebhooks(): SentWebhook[];
   /** Resolves when every webhook delivery started so far has been answered. */
   webhooksSettled(): Promise<void>;
+  /** The app's fulfillment services on a shop (`fulfillmentServiceCreate` makes them), with the SKUs their locations stock. */
+  listFulfillmentServices(shop: string): FulfillmentServiceRecord[];
+  /** Which SKUs a service's location stocks (the whole list): orders created afterwards send those lines there. */
+  stockFulfillmentService(shop: string, serviceId: string, skus: string[]): Result<FulfillmentServiceRecord>;
+  /** Whether a new order's service fulfillment orders are requested at once (true, the default) or wait for `requestFulfillment`. */
+  setAutomaticFulfillmentRequests(on: boolean): void;
+  /** The merchant's "Request fulfillment": SUBMITTED, then a FULFILLMENT_REQUEST ping to the service. */
+  requestFulfillment(shop: string, input: RequestInput): Result<OrderSnapshot>;
+  /** The merchant asks to cancel an accepted one: CANCELLATION_REQUESTED, then a CANCELLATION_REQUEST ping. */
+  requestCancellation(shop: string, input: RequestInput): Result<OrderSnapshot>;
+  /** The callback pings sent to fulfillment services (the last 1000), with the service's HTTP status. */
+  fulfillmentPings(): FulfillmentPing[];
+  /** The next `n` pings are lost (logged, not delivered). */
+  dropNextFulfillmentPings(n: number): void;
+  /** Resolves when every ping started so far has been answered. */
+  fulfillmentPingsSettled(): Promise<void>;
+  /** What an uninstall of the app does to its fulfillment services: deletes them (their open fulfillment orders go to the primary location). */
+  removeFulfillmentServices(shop: string): void;
   throttleNext(n: number): void;
   setForcedThrottle(on: boolean): void;
   failNext(n: number, failure: InjectedFailure, options?: { retryAfterSeconds?: number }): void;
@@ -77,7 +98,7 @@ export interface AdminStandIn {
   drainBucket(shop: string, level?: number): void;
   throttleStatus(shop: string): ThrottleStatus;
   requests(): RequestLogEntry[];
-  /** Forgets orders, requests, buckets and injected faults; with `shops`, registered shops too. */
+  /** Forgets orders, fulfillment services, pings, requests, buckets and injected faults; with `shops`, registered shops too. */
   reset(options?: { shops?: boolean }): void;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { FulfillmentServiceRegistry } from './fulfillment-services.js';
 import * as fulfillments from './fulfillments.js';
 import * as metafields from './metafields.js';
 import * as orderEdits from './order-edits.js';
@@ -26,6 +27,8 @@ export class StandInStore implements RecordLookup {
   private readonly tokens = new Map<string, string>();
   // Above 2^53 on purpose: every generated id exercises the exact-gid path of the client.
   private counter = 9_007_199_254_741_000n;
+  /** The shops' locations and the app's fulfillment services (fulfillment-services.ts). */
+  readonly services = new FulfillmentServiceRegistry(this);
 
   constructor(private readonly clock: () => Date = () => new Date()) {}
 
@@ -54,6 +57,7 @@ export class StandInStore implements RecordLookup {
 
   /** Forgets orders; with `shops`, forgets registered shops and tokens too. */
   reset(options: { shops?: boolean } = {}): void {
+    this.services.clear();
     if (options.shops) {
       this.shops.clear();
       this.tokens.clear();
@@ -94,6 +98,10 @@ export class StandInStore implements RecordLookup {
       if (fulfillment) return { order, fulfillment };
     }
     return undefined;
+  }
+
+  isServiceLocation(shop: string, locationId: string): boolean {
+    return this.services.serviceAt(normalizeShop(shop), locationId) !== undefined;
   }
 
   snapshot(order: OrderRecord): OrderSnapshot {
