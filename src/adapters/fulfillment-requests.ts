@@ -5,7 +5,7 @@ import type { ShopifyAdminApi } from '../shopify/admin-api.js';
 /** The use cases' FulfillmentRequestsPort on the stores' fulfillment settings and each store's Admin API. */
 export function adminApiFulfillmentRequests(
   forShop: (shop: string) => Promise<ShopifyAdminApi>,
-  services: Pick<FulfillmentServiceStore, 'get'>,
+  services: Pick<FulfillmentServiceStore, 'get' | 'setMerchant'>,
 ): FulfillmentRequestsPort {
   return {
     async serviceLocation(shop) {
@@ -29,6 +29,9 @@ export function adminApiFulfillmentRequests(
     },
     async orderBody(shop, orderId) {
       return (await forShop(shop)).getOrderAsWebhookBody(orderId);
+    },
+    async forgetService(shop) {
+      await services.setMerchant(shop);
     },
   };
 }

@@ -31,6 +31,7 @@ import { releaseWaitingOrders, sessionConnections } from './waiting.js';
 import { adminApiEffects, ShopifyAdminClients } from '../adapters/shopify-effects.js';
 import { adminApiFulfillmentRequests } from '../adapters/fulfillment-requests.js';
 import { FulfillmentServiceStore } from '../shops/fulfillment-services.js';
+import type { FulfillmentModeDeps } from '../shops/fulfillment-mode.js';
 import type { RuntimeOptions } from './runtime.js';
 
 /** Everything the web and worker sides share, built once from the configuration (startRuntime's first step). */
@@ -56,6 +57,8 @@ export interface AppDependencies {
   queues: Queues;
   deps: BridgeDeps;
   setup: SetupDeps;
+  /** The fulfillment-mode choice (`shops fulfillment`, the Settings page): src/shops/fulfillment-mode.ts. */
+  fulfillmentMode: FulfillmentModeDeps;
   /** Closes what was built here (the web and worker sides close their own first). */
   close(): Promise<void>;
 }
@@ -187,6 +190,13 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     queues,
     deps,
     setup,
+    fulfillmentMode: {
+      services: fulfillmentServices,
+      shopify: (shop) => adminClients.forShop(shop),
+      appUrl: config.APP_URL ?? '',
+      takeRequests: (shop) => deps.scheduler.takeFulfillmentRequests(shop, 'service mode chosen'),
+      clock: deps.clock,
+    },
     async close() {
       mappingSync.close();
       registry.close();

@@ -17,6 +17,7 @@ export const MAINTENANCE_JOBS = {
   silentOrders: 'reconcile-silent-orders',
   lostOrders: 'recover-lost-orders',
   retention: 'retention',
+  fulfillmentRequests: 'read-fulfillment-requests',
 } as const;
 
 /** The printer is done with an order in these: after RETENTION_DAYS its full Shopify body is cut. */
@@ -36,6 +37,8 @@ export interface MaintenanceDeps {
   clock: () => Date;
   logger: Logger;
   metrics?: Metrics;
+  /** The stores in fulfillment-service mode: their pending requests are read on the schedule too (a lost callback). */
+  serviceShops?: () => Promise<{ shop: string }[]>;
 }
 
 /** What a maintenance job runs, by job name. */
@@ -82,6 +85,13 @@ export function maintenanceRunner(deps: MaintenanceDeps): (name: string) => Prom
         deps.metrics?.reconciled.inc({ outcome: 'recovered' }, outcome.recovered.length);
         return outcome;
       }
+      case MAINTENANCE_JOBS.fulfillmentRequests: {
+        // A callback Shopify sent while the app was down, or that was lost, delays an order by this period, not for ever.
+        const shops = (await deps.serviceShops?.()) ?? [];
+        const scheduler = new QueueScheduler(deps.queues);
+        for (const { shop } of shops) await scheduler.takeFulfillmentRequests(shop, 'schedule');
+        return { shops: shops.length };
+      }
       case MAINTENANCE_JOBS.retention: {
         const bodiesReduced = await deps.store.reduceFinishedBodies(config.RETENTION_DAYS, RETAINED_BODY_FINISHED);
         const dataRequestsDeleted = await deps.store.dataRequests().deleteExpired();
@@ -118,6 +128,7 @@ export async function scheduleMaintenance(queues: Queues, config: MaintenanceDep
   const wanted: [string, boolean][] = [
     [MAINTENANCE_JOBS.silentOrders, config.RECONCILE_SILENT_MINUTES > 0],
     [MAINTENANCE_JOBS.lostOrders, config.RECONCILE_LOOKBACK_HOURS > 0],
+    [MAINTENANCE_JOBS.fulfillmentRequests, true],
   ];
   for (const [name, on] of wanted) {
     if (on) await queues.maintenance.upsertJobScheduler(name, { every }, { name });

@@ -11,6 +11,7 @@ import type { PrintAccounts } from '../shops/print-accounts.js';
 import type { ShopSettingsStore } from '../shops/settings-store.js';
 import type { StoreMappingSync } from '../shops/mapping-sync.js';
 import type { SetupDeps } from '../shops/setup.js';
+import type { FulfillmentModeDeps } from '../shops/fulfillment-mode.js';
 import type { HostLookup } from '../net/host-lookup.js';
 import { enqueueReexamine, type Queues } from '../queue/queues.js';
 import { startWorkers, type Workers } from '../queue/workers.js';
@@ -58,6 +59,8 @@ export interface Runtime {
   mappingSync: StoreMappingSync;
   /** The set-up use cases as the app's pages call them (src/shops/setup.ts). */
   setup: SetupDeps;
+  /** The fulfillment-mode choice (src/shops/fulfillment-mode.ts). */
+  fulfillmentMode: FulfillmentModeDeps;
   deps: BridgeDeps;
   metrics: Metrics;
   workers?: Workers;
@@ -73,7 +76,7 @@ export interface Runtime {
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, logger } = options;
   const built = await buildDependencies(options);
-  const { database, store, queues, registry, sessions, shopSettings, printAccounts, mappingSync, setup, deps, metrics } = built;
+  const { database, store, queues, registry, sessions, shopSettings, printAccounts, mappingSync, setup, deps, metrics, fulfillmentMode } = built;
 
   let workers: Workers | undefined;
   let closing: Promise<void> | undefined;
@@ -110,6 +113,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     printAccounts,
     mappingSync,
     setup,
+    fulfillmentMode,
     deps,
     metrics,
     workers,
@@ -170,7 +174,7 @@ async function startWorkerSide(built: AppDependencies, options: RuntimeOptions):
       confirm: config.PRINT_CONFIRM_EVENTS ? printEventConfirmer(async (order, sourceOrderId) => (await printAccounts.forOrder(order.shop, order.printAccount)).getBySourceId(sourceOrderId)) : undefined,
     },
     printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
-    maintenance: maintenanceRunner({ config, store, queues, printAccounts, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics }),
+    maintenance: maintenanceRunner({ config, store, queues, printAccounts, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics, serviceShops: () => built.fulfillmentServices.serviceShops() }),
   });
   await scheduleMaintenance(queues, config);
   // Mappings may have been added, or stores connected, while no worker ran.

@@ -19,9 +19,10 @@ import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { shopSetupDeps } from './shop-setup.js';
 import { migrateStoredTokens } from './token-migration.js';
+import { registerFulfillmentCommand } from './fulfillment-cli.js';
 
 /**
- * The operator's side of a store's own set-up (DESIGN section 3): `shops list | print-account | postback-url | mode`
+ * The operator's side of a store's own set-up (DESIGN section 3): `shops list | print-account | postback-url | mode | fulfillment`
  * and `mappings push | versions | rollback`. They change the database; a running app notices within seconds (its
  * account cache and mapping versions are re-read), and orders that waited are looked at again through the queue.
  */
@@ -134,6 +135,8 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
       });
     });
 
+  registerFulfillmentCommand(shops);
+
   const mappings = program.commands.find((c) => c.name() === 'mappings');
   if (!mappings) throw new Error('register the mappings commands first');
 
@@ -197,7 +200,7 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
     });
 }
 
-function storeDomain(value: string): string {
+export function storeDomain(value: string): string {
   const shop = value.trim().toLowerCase();
   const full = shop.includes('.') ? shop : `${shop}.myshopify.com`;
   if (!isShopDomain(full)) throw new CliError(`"${value}" is not a store domain; expected something like acme.myshopify.com.`);

@@ -1,7 +1,7 @@
 import type { OrderLink } from '../orders/model.js';
 import { mergeRequests, pendingRequests, recordAnswer, type PlannedRejection, type RequestedFulfillmentOrder, type ServiceRequest } from '../orders/service-request.js';
 import { isSubmittedStatus } from '../orders/status.js';
-import { ShopifyUserError } from '../shopify/admin/errors.js';
+import { ShopifyUserError } from '../shopify/admin-api.js';
 import type { AssignedFulfillmentOrder } from './shopify-data.js';
 import type { BridgeDeps, FulfillmentRequestsPort } from './ports.js';
 

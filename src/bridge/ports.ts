@@ -230,6 +230,8 @@ export interface FulfillmentRequestsPort {
   rejectCancellation(shop: string, fulfillmentOrderId: string, message: string): Promise<void>;
   /** The order in its webhook body's shape, for a request that came before (or without) the order's webhook. */
   orderBody(shop: string, orderId: string): Promise<string | undefined>;
+  /** The app was uninstalled: Shopify removed its service, so the store is merchant-managed again. */
+  forgetService(shop: string): Promise<void>;
 }
 
 export interface BridgeDeps {

@@ -34,6 +34,14 @@ const OPERATIONS = [
   'getOrderAsWebhookBody (next page of line items)',
   'listRecentOrders',
   'latestOrders',
+  'listFulfillmentServices',
+  'createFulfillmentService',
+  'deleteFulfillmentService',
+  'assignedFulfillmentOrders',
+  'acceptFulfillmentRequest',
+  'rejectFulfillmentRequest',
+  'acceptCancellationRequest',
+  'rejectCancellationRequest',
 ] as const;
 
 const LARGE_GID = 'gid://shopify/Order/9007199254749999';
@@ -106,6 +114,31 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     sent.push('getOrderAsWebhookBody (next page of line items)');
     await run('listRecentOrders', () => api.listRecentOrders('2026-11-01T00:00:00Z'));
     await run('latestOrders', () => api.latestOrders(5));
+
+    // Fulfillment-service mode (issue 25): the service, three orders whose lines its location stocks, every answer.
+    let service = { id: '', locationId: '' };
+    await run('createFulfillmentService', async () => {
+      service = await api.createFulfillmentService({ name: 'print-bridge', callbackUrl: 'http://127.0.0.1:9/fulfillment_service' });
+    });
+    await run('listFulfillmentServices', () => api.listFulfillmentServices());
+    expect(standIn.stockFulfillmentService(SHOP, service.id, ['SKU-0']).ok).toBe(true);
+    const serviceOrders = ['9007199254741001', '9007199254741002', '9007199254741003'].map((n) => `gid://shopify/Order/${n}`);
+    for (const gid of serviceOrders) standIn.seedOrder(SHOP, orderBody(1, gid));
+    let requested: { id: string; orderId: string }[] = [];
+    await run('assignedFulfillmentOrders', async () => {
+      requested = await api.assignedFulfillmentOrders('FULFILLMENT_REQUESTED', service.locationId);
+    });
+    expect(requested.map((fo) => fo.orderId).sort()).toEqual([...serviceOrders].sort());
+    const foOf = (gid: string) => requested.find((fo) => fo.orderId === gid)!.id;
+    await run('acceptFulfillmentRequest', () => api.acceptFulfillmentRequest(foOf(serviceOrders[0]!), 'Sent to the printer.', '2026-11-30T10:00:00Z'));
+    await api.acceptFulfillmentRequest(foOf(serviceOrders[2]!), 'Sent to the printer.');
+    await run('rejectFulfillmentRequest', () =>
+      api.rejectFulfillmentRequest(foOf(serviceOrders[1]!), { reason: 'INVALID_SKU', message: 'No mapping prints SKU-0.', lineItems: [] }),
+    );
+    for (const gid of [serviceOrders[0]!, serviceOrders[2]!]) expect(standIn.requestCancellation(SHOP, { fulfillmentOrderId: foOf(gid) }).ok).toBe(true);
+    await run('acceptCancellationRequest', () => api.acceptCancellationRequest(foOf(serviceOrders[0]!), 'Cancelled at the printer.'));
+    await run('rejectCancellationRequest', () => api.rejectCancellationRequest(foOf(serviceOrders[2]!), 'Already shipped.'));
+    await run('deleteFulfillmentService', () => api.deleteFulfillmentService(service.id, 'KEEP'));
     expect([...sent].sort()).toEqual([...OPERATIONS].sort());
 
     // Every request the stand-in took was accepted by Shopify's schema, checked again here from the documents as sent.
@@ -121,8 +154,14 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     expect([...named].sort()).toMatchInlineSnapshot(`
       [
         "(anonymous)",
+        "PrintBridgeAcceptCancellationRequest",
+        "PrintBridgeAcceptFulfillmentRequest",
+        "PrintBridgeAssignedFulfillmentOrders",
         "PrintBridgeFulfillmentCreate",
         "PrintBridgeFulfillmentOrderOrder",
+        "PrintBridgeFulfillmentServiceCreate",
+        "PrintBridgeFulfillmentServiceDelete",
+        "PrintBridgeFulfillmentServices",
         "PrintBridgeFulfillmentTrackingInfoUpdate",
         "PrintBridgeLatestOrders",
         "PrintBridgeOrderForFulfillment",
@@ -131,6 +170,8 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeOrderShows",
         "PrintBridgeOrderUpdateNote",
         "PrintBridgeRecentOrders",
+        "PrintBridgeRejectCancellationRequest",
+        "PrintBridgeRejectFulfillmentRequest",
         "PrintBridgeShowStatus",
         "orderAsWebhookBody",
         "orderLineItemsPage",

@@ -199,36 +199,42 @@ export async function assignedFulfillmentOrders(
   return out;
 }
 
-/** Tells Shopify (and the merchant) the printer has the order; idempotent in effect: a repeat is refused, not doubled. */
+const payloadOf = (field: string) => z.object({ [field]: fulfillmentOrderPayload });
+
+/** Tells Shopify (and the merchant) the printer has the order. Not idempotent: a repeat is refused (a userError), not doubled. */
 export async function acceptFulfillmentRequest(api: AdminRequests, id: string, message: string, estimatedShippedAt?: string): Promise<{ requestStatus: string }> {
-  return answer(api, 'acceptFulfillmentRequest', ACCEPT_REQUEST, { id, message, ...(estimatedShippedAt ? { estimatedShippedAt } : {}) }, 'fulfillmentOrderAcceptFulfillmentRequest', id);
+  const operation = 'acceptFulfillmentRequest';
+  const field = 'fulfillmentOrderAcceptFulfillmentRequest';
+  const data = await api.call(operation, ACCEPT_REQUEST, { id, message, ...(estimatedShippedAt ? { estimatedShippedAt } : {}) }, payloadOf(field), false);
+  return answered(api, operation, data[field]!, id);
 }
 
 /** Returns the request to the merchant with the reason and what each line lacks. */
 export async function rejectFulfillmentRequest(api: AdminRequests, id: string, rejection: RequestRejection): Promise<{ requestStatus: string }> {
+  const operation = 'rejectFulfillmentRequest';
+  const field = 'fulfillmentOrderRejectFulfillmentRequest';
   const lineItems = rejection.lineItems.map((l) => ({ fulfillmentOrderLineItemId: l.fulfillmentOrderLineItemId, message: l.message }));
-  return answer(
-    api,
-    'rejectFulfillmentRequest',
-    REJECT_REQUEST,
-    { id, reason: rejection.reason, message: rejection.message, ...(lineItems.length > 0 ? { lineItems } : {}) },
-    'fulfillmentOrderRejectFulfillmentRequest',
-    id,
-  );
+  const variables = { id, reason: rejection.reason, message: rejection.message, ...(lineItems.length > 0 ? { lineItems } : {}) };
+  const data = await api.call(operation, REJECT_REQUEST, variables, payloadOf(field), false);
+  return answered(api, operation, data[field]!, id);
 }
 
 export async function acceptCancellationRequest(api: AdminRequests, id: string, message: string): Promise<{ requestStatus: string }> {
-  return answer(api, 'acceptCancellationRequest', ACCEPT_CANCELLATION, { id, message }, 'fulfillmentOrderAcceptCancellationRequest', id);
+  const operation = 'acceptCancellationRequest';
+  const field = 'fulfillmentOrderAcceptCancellationRequest';
+  const data = await api.call(operation, ACCEPT_CANCELLATION, { id, message }, payloadOf(field), false);
+  return answered(api, operation, data[field]!, id);
 }
 
 export async function rejectCancellationRequest(api: AdminRequests, id: string, message: string): Promise<{ requestStatus: string }> {
-  return answer(api, 'rejectCancellationRequest', REJECT_CANCELLATION, { id, message }, 'fulfillmentOrderRejectCancellationRequest', id);
+  const operation = 'rejectCancellationRequest';
+  const field = 'fulfillmentOrderRejectCancellationRequest';
+  const data = await api.call(operation, REJECT_CANCELLATION, { id, message }, payloadOf(field), false);
+  return answered(api, operation, data[field]!, id);
 }
 
-async function answer(api: AdminRequests, operation: string, document: string, variables: Record<string, unknown>, field: string, id: string): Promise<{ requestStatus: string }> {
-  const data = await api.call(operation, document, variables, z.object({ [field]: fulfillmentOrderPayload }), false);
-  const payload = data[field]!;
+function answered(api: AdminRequests, operation: string, payload: z.infer<typeof fulfillmentOrderPayload>, id: string): { requestStatus: string } {
   api.throwUserErrors(operation, id, payload.userErrors);
-  if (!payload.fulfillmentOrder) throw new ShopifyProtocolError(operation, api.shop, `${field} answered no fulfillment order for ${id}`);
+  if (!payload.fulfillmentOrder) throw new ShopifyProtocolError(operation, api.shop, `${operation} answered no fulfillment order for ${id}`);
   return { requestStatus: payload.fulfillmentOrder.requestStatus };
 }
