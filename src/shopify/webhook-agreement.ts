@@ -29,6 +29,11 @@ export function checkWebhookAgreement(topic: string, shop: string, body: unknown
   if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse('the body is not a JSON object');
   const record = body as Record<string, unknown>;
 
+  if (topic === 'refunds/create') {
+    const orderId = record.order_id;
+    const ok = (typeof orderId === 'number' && Number.isInteger(orderId) && orderId > 0) || (typeof orderId === 'string' && /^\d+$/.test(orderId));
+    if (!ok) return refuse('a refunds/create webhook needs a refund body (an order_id)');
+  }
   if (ORDER_TOPICS.has(topic)) {
     const order = 'order' in record && !('line_items' in record) && record.order && typeof record.order === 'object' ? (record.order as Record<string, unknown>) : record;
     const id = order.id;

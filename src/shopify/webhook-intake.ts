@@ -9,6 +9,8 @@ export const HANDLED_TOPICS = [
   'orders/paid',
   'orders/updated',
   'orders/cancelled',
+  // A refund of printed items after submission is shown on the order with what the merchant can do (issue 25).
+  'refunds/create',
   'app/uninstalled',
   // The merchant granted or revoked optional scopes: the stored session records them (a new exchange follows if needed).
   'app/scopes_update',

@@ -182,6 +182,21 @@ describe('fulfillment-service mode (issue 25)', () => {
     await waitFor(() => fulfillmentOrders(second.admin_graphql_api_id).order.fulfillments.length === 1, { timeoutMs: 20_000, what: 'fulfilled after the refused cancellation' });
   });
 
+  it('shows a refund of printed items after submission on the order, with what the merchant can do', async () => {
+    const body = await paidOrder([{ sku: 'PRINT-POSTER', quantity: 2 }]);
+    const orderId = body.admin_graphql_api_id;
+    h.standIn.requestFulfillment(SHOP, { fulfillmentOrderId: fulfillmentOrders(orderId).ours[0]!.id });
+    await waitFor(async () => (await h.runtime.store.get(SHOP, orderId))?.status === 'submitted', { timeoutMs: 20_000, what: 'submitted' });
+    // Ids as Shopify writes them: integers past 2^53, exact in the text.
+    const digits = (gid: string) => gid.split('/').pop()!;
+    const refund = `{"id":890088186047892319,"order_id":${digits(orderId)},"refund_line_items":[{"line_item_id":${digits(body.line_items[0]!.admin_graphql_api_id)},"quantity":1}]}`;
+    expect((await h.sendWebhook('refunds/create', refund)).status).toBe(200);
+    const problem = await waitFor(async () => (await h.runtime.store.get(SHOP, orderId))?.problems.find((p) => p.kind === 'changed-after-submission'), { what: 'the refund shown' });
+    expect(problem.message).toContain('A refund after #');
+    expect(problem.message).toContain('SKU PRINT-POSTER): 1 now, 2 sent');
+    expect(problem.message).toMatch(/Cancel order.*or keep it as sent/);
+  });
+
   it('forgets the service on uninstall; a re-install registers a new one', async () => {
     const raw = JSON.stringify({ id: 1, domain: SHOP });
     const res = await fetch(`${h.runtime.url}/webhooks`, { method: 'POST', body: raw, headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'app/uninstalled', shop: SHOP, webhookId: 'uninstall-fs' }) });

@@ -28,6 +28,7 @@ function subscriptionUrl(applicationUrl: string, uri: string): URL {
 /** A body for each topic, as Shopify sends it (the part the app checks). */
 function sampleBody(topic: string): unknown {
   if (topic.startsWith('orders/')) return { id: 820982911946154508n.toString(), admin_graphql_api_id: 'gid://shopify/Order/820982911946154508', name: '#9999', line_items: [] };
+  if (topic === 'refunds/create') return { id: 890088186047892319n.toString(), order_id: 820982911946154508n.toString(), refund_line_items: [{ line_item_id: 866550311766439020n.toString(), quantity: 1 }] };
   if (topic === 'app/scopes_update') return { id: 1, previous: ['read_orders'], current: ['read_orders', 'write_orders'], updated_at: '2026-11-24T00:00:00Z' };
   if (topic === 'app/uninstalled') return { id: 1, name: 'Shop', domain: SHOP, myshopify_domain: SHOP };
   if (topic.startsWith('fulfillment_orders/')) return { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open' } };

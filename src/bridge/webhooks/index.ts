@@ -5,6 +5,7 @@ import { scopesUpdated } from './app-scopes-update.js';
 import { uninstall } from './app-uninstalled.js';
 import { dataRequest } from './customers-data-request.js';
 import { fulfillmentOrderWebhook } from './fulfillment-orders.js';
+import { handleRefundWebhook } from './printed-lines-changed.js';
 import { handleOrderWebhook } from './orders.js';
 import type { WebhookOutcome } from './outcome.js';
 import { redact } from './redact.js';
@@ -22,6 +23,7 @@ const HANDLERS: Record<string, (deps: BridgeDeps, job: WebhookJob) => Promise<We
   'orders/paid': handleOrderWebhook,
   'orders/updated': handleOrderWebhook,
   'orders/cancelled': handleOrderWebhook,
+  'refunds/create': handleRefundWebhook,
   'app/uninstalled': (deps, job) => uninstall(deps, job.shop),
   'app/scopes_update': scopesUpdated,
   'customers/redact': redact,

@@ -9,6 +9,7 @@ import { isOwnWriteEcho } from '../own-writes.js';
 import type { BridgeDeps } from '../ports.js';
 import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from '../waiting-orders.js';
 import type { WebhookOutcome } from './outcome.js';
+import { currentQuantities, noticePrintedLineChanges } from './printed-lines-changed.js';
 
 /**
  * orders/create, orders/paid, orders/updated and orders/cancelled: one use case, as the four carry the same order body.
@@ -110,8 +111,12 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     const hash = shippingAddressHash(order);
     if (hash !== link.sentShipToHash) {
       await deps.scheduler.amendShipping(shop, orderId, hash);
+      await noticePrintedLineChanges(deps, link, currentQuantities(order), 'An order edit or refund');
       return { kind: 'amend-requested', orderId };
     }
+  }
+  if (await noticePrintedLineChanges(deps, link, currentQuantities(order), 'An order edit or refund')) {
+    return { kind: 'recorded', orderId, detail: 'printed lines changed after submission: shown on the order' };
   }
   return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };
 }

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { OrderLink } from '../../orders/model.js';
+import { CHANGED_AFTER_SUBMISSION, changedAfterSubmissionProblem, printedLineChanges, sentQuantities } from '../../orders/printed-lines.js';
+import { shopifyId } from '../../orders/shopify-order.js';
+import { ofKind, replaceProblems } from '../../orders/transitions.js';
+import { parseJsonLossless } from '../../shopify/json.js';
+import { lineItemGid, type OrderWebhook } from '../../shopify/order-webhook.js';
+import type { WebhookJob } from '../jobs.js';
+import type { BridgeDeps } from '../ports.js';
+import type { WebhookOutcome } from './outcome.js';
+
+/**
+ * A refund (`refunds/create`) or an order edit (`orders/updated`, `orders/edited`) that touches lines already at the
+ * printer: shown on the order (a problem with what the merchant can do) and in Shopify's tags, in both fulfillment
+ * modes. Only while the printer may still act on it: once everything shipped there is nothing left to change.
+ */
+const PRINTER_AT_WORK = new Set(['submitted', 'received', 'print-ready', 'partially-shipped']);
+
+/** What the order has of each line item now: Shopify's `current_quantity` (after edits and refunds). */
+export function currentQuantities(order: OrderWebhook): Map<string, number> {
+  const refunded = new Map<string, number>();
+  for (const refund of (order as { refunds?: { refund_line_items?: { line_item_id?: unknown; quantity?: unknown }[] }[] }).refunds ?? []) {
+    for (const r of refund.refund_line_items ?? []) {
+      const id = `gid://shopify/LineItem/${String(r.line_item_id)}`;
+      if (typeof r.quantity === 'number') refunded.set(id, (refunded.get(id) ?? 0) + r.quantity);
+    }
+  }
+  const out = new Map<string, number>();
+  for (const line of order.line_items) {
+    const gid = lineItemGid(line);
+    out.set(gid, line.current_quantity ?? Math.max(0, line.quantity - (refunded.get(gid) ?? 0)));
+  }
+  return out;
+}
+
+/** Records the changes of printed lines on the order; nothing when there are none or the printer is done with it. */
+export async function noticePrintedLineChanges(deps: BridgeDeps, link: OrderLink, current: ReadonlyMap<string, number>, cause: string): Promise<boolean> {
+  if (!PRINTER_AT_WORK.has(link.status)) return false;
+  const changes = printedLineChanges(link, current);
+  if (changes.length === 0) return false;
+  const at = deps.clock().toISOString();
+  const { changed } = await deps.store.update(link.shop, link.orderId, (fresh) => {
+    if (!fresh || !PRINTER_AT_WORK.has(fresh.status)) return undefined;
+    const problem = changedAfterSubmissionProblem(fresh, changes, cause, at);
+    if (fresh.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION && p.message === problem.message)) return undefined;
+    return {
+      link: replaceProblems(fresh, ofKind(CHANGED_AFTER_SUBMISSION), [problem]),
+      history: [{ event: 'printed lines changed in Shopify', source: 'shopify', detail: problem.message }],
+    };
+  });
+  if (changed) await deps.scheduler.syncShopify(link.shop, link.orderId);
+  return changed;
+}
+
+const refundSchema = z
+  .object({
+    order_id: shopifyId,
+    refund_line_items: z.array(z.object({ line_item_id: shopifyId, quantity: z.number().int().min(0) }).loose()).default([]),
+  })
+  .loose();
+
+/** `refunds/create`: a refund of printed items, after they went to the printer. */
+export async function handleRefundWebhook(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  let parsed;
+  try {
+    parsed = refundSchema.safeParse(parseJsonLossless(job.body));
+  } catch (error) {
+    return { kind: 'rejected', reason: `the refund body is not JSON: ${(error as Error).message}` };
+  }
+  if (!parsed.success) return { kind: 'rejected', reason: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  const orderId = `gid://shopify/Order/${String(parsed.data.order_id)}`;
+  const link = await deps.store.get(job.shop, orderId);
+  if (!link) return { kind: 'recorded', orderId, detail: 'an order print-bridge never had' };
+  // What this refund leaves of each printed line, from what was sent (an earlier refund's problem is replaced by this).
+  const current = new Map([...sentQuantities(link)].map(([id, sent]) => [id, sent.quantity]));
+  for (const r of parsed.data.refund_line_items) {
+    const id = `gid://shopify/LineItem/${String(r.line_item_id)}`;
+    if (current.has(id)) current.set(id, Math.max(0, current.get(id)! - r.quantity));
+  }
+  const noticed = await noticePrintedLineChanges(deps, link, current, 'A refund');
+  return { kind: 'recorded', orderId, detail: noticed ? 'printed lines refunded after submission: shown on the order' : 'no printed line refunded while the printer works on it' };
+}
