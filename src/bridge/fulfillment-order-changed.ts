@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseJsonLossless } from '../shopify/json.js';
 import type { ApplyPrintEventDeps, ApplyPrintEventOutcome } from './apply-print-event.js';
 import { fulfilWaitingShipments } from './fulfil-shipment.js';
+import type { OrderLink } from '../orders/model.js';
 
 /**
  * Shopify's fulfillment-order webhooks (`fulfillment_orders/placed_on_hold`, `hold_released`,
@@ -14,6 +15,9 @@ export const FULFILLMENT_ORDER_TOPICS = [
   'fulfillment_orders/placed_on_hold',
   'fulfillment_orders/hold_released',
   'fulfillment_orders/scheduled_fulfillment_order_ready',
+  // The merchant moved a fulfillment order to another location: in service mode, one moved away from print-bridge's
+  // location is no longer the app's to print or fulfil (issue 25).
+  'fulfillment_orders/moved',
 ] as const;
 export type FulfillmentOrderTopic = (typeof FULFILLMENT_ORDER_TOPICS)[number];
 
@@ -34,6 +38,8 @@ const bodySchema = z
       })
       .loose(),
     created_fulfillment_hold: holdSchema.nullish(),
+    moved_fulfillment_order: z.object({ id: idValue, assigned_location_id: idValue.nullish() }).loose().nullish(),
+    destination_location_id: idValue.nullish(),
     fulfillment_hold: holdSchema.nullish(),
   })
   .loose();
@@ -45,6 +51,9 @@ export interface FulfillmentOrderChange {
   orderId?: string;
   /** The hold placed, as text ("awaiting payment: bank transfer"), for the history. */
   hold?: string;
+  /** `fulfillment_orders/moved`: the fulfillment order the lines are on now, and its location. */
+  movedTo?: string;
+  destinationLocationId?: string;
 }
 
 /** Reads a fulfillment-order webhook body; a numeric id becomes its gid. */
@@ -55,6 +64,10 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
   } catch (error) {
     return { ok: false, message: `not JSON: ${(error as Error).message}` };
   }
+  // `fulfillment_orders/moved` names the fulfillment order that was moved as `original_fulfillment_order`.
+  if (topic === 'fulfillment_orders/moved' && json && typeof json === 'object' && 'original_fulfillment_order' in json) {
+    json = { ...(json as Record<string, unknown>), fulfillment_order: (json as Record<string, unknown>).original_fulfillment_order };
+  }
   const parsed = bodySchema.safeParse(json);
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') };
   const fo = parsed.data.fulfillment_order;
@@ -62,12 +75,18 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
   if (!fulfillmentOrderId) return { ok: false, message: `fulfillment_order.id ${fo.id} is neither a FulfillmentOrder gid nor a number` };
   const hold = parsed.data.created_fulfillment_hold ?? parsed.data.fulfillment_hold ?? fo.fulfillment_holds?.at(-1);
   const orderId = fo.order_id ? toGid('Order', fo.order_id) : undefined;
+  const moved = parsed.data.moved_fulfillment_order;
+  const movedTo = moved ? toGid('FulfillmentOrder', moved.id) : undefined;
+  const destination = parsed.data.destination_location_id ?? moved?.assigned_location_id;
+  const destinationLocationId = destination ? toGid('Location', destination) : undefined;
   return {
     ok: true,
     change: {
       topic,
       fulfillmentOrderId,
       ...(orderId ? { orderId } : {}),
+      ...(movedTo ? { movedTo } : {}),
+      ...(destinationLocationId ? { destinationLocationId } : {}),
       ...(hold?.reason ? { hold: `${hold.reason.toLowerCase().replace(/_/g, ' ')}${hold.reason_notes ? `: ${hold.reason_notes}` : ''}` } : {}),
     },
   };
@@ -89,6 +108,7 @@ export async function onFulfillmentOrderChanged(deps: ApplyPrintEventDeps, shop:
   if (!orderId) return { kind: 'unknown-fulfillment-order', fulfillmentOrderId: change.fulfillmentOrderId };
   const link = await deps.store.get(shop, orderId);
   if (!link) return { kind: 'not-ours', orderId };
+  if (change.topic === 'fulfillment_orders/moved') return followMove(deps, link, change);
   if (change.topic === 'fulfillment_orders/placed_on_hold') {
     await deps.store.note(shop, orderId, {
       event: 'Shopify placed a fulfillment order on hold',
@@ -103,4 +123,34 @@ export async function onFulfillmentOrderChanged(deps: ApplyPrintEventDeps, shop:
     detail: change.fulfillmentOrderId,
   });
   return { kind: 'fulfilled', orderId, outcomes: await fulfilWaitingShipments(deps, shop, orderId) };
+}
+
+/**
+ * A fulfillment order moved to another location. In service mode, one the app was asked for that now sits elsewhere is
+ * no longer the app's: its request is closed on the order (not printed if it was not sent yet; not fulfilled by the
+ * app if it was), and the move is noted. One moved to the app's location comes back as a request of its own.
+ */
+async function followMove(deps: ApplyPrintEventDeps, link: OrderLink, change: FulfillmentOrderChange): Promise<FulfillmentOrderChangeOutcome> {
+  const location = await deps.fulfillmentRequests?.serviceLocation(link.shop);
+  const ours = link.fulfillmentRequest?.fulfillmentOrders.find((fo) => fo.id === change.fulfillmentOrderId);
+  const away = Boolean(ours && location && change.destinationLocationId && change.destinationLocationId !== location);
+  await deps.store.update(link.shop, link.orderId, (current) => {
+    if (!current) return undefined;
+    const request = current.fulfillmentRequest;
+    const next =
+      away && request
+        ? { ...request, fulfillmentOrders: request.fulfillmentOrders.map((fo) => (fo.id === change.fulfillmentOrderId ? { ...fo, movedAway: change.destinationLocationId } : fo)) }
+        : request;
+    return {
+      link: { ...current, fulfillmentRequest: next },
+      history: [
+        {
+          event: 'Shopify moved a fulfillment order',
+          source: 'shopify',
+          detail: `${change.fulfillmentOrderId} → ${change.movedTo ?? 'a new fulfillment order'} at ${change.destinationLocationId ?? 'another location'}${away ? ": it left print-bridge's location and is the merchant's to fulfil" : ''}`,
+        },
+      ],
+    };
+  });
+  return { kind: 'recorded', orderId: link.orderId };
 }

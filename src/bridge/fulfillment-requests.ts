@@ -178,7 +178,7 @@ export async function acceptBeforeFulfilling(
 /** The fulfillment orders a shipment may be fulfilled on: in service mode only those the app was asked for and accepted. */
 export function serviceFulfillmentOrderIds(link: OrderLink): Set<string> | undefined {
   if (!link.fulfillmentRequest) return undefined;
-  return new Set(link.fulfillmentRequest.fulfillmentOrders.filter((fo) => fo.answer === 'accepted' && fo.cancellation !== 'accepted').map((fo) => fo.id));
+  return new Set(link.fulfillmentRequest.fulfillmentOrders.filter((fo) => fo.answer === 'accepted' && fo.cancellation !== 'accepted' && fo.movedAway === undefined).map((fo) => fo.id));
 }
 
 type Decision = { kind: 'wait' } | { kind: 'accept' } | { kind: 'reject'; rejection: PlannedRejection };

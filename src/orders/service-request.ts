@@ -26,6 +26,8 @@ export interface RequestedFulfillmentOrder {
   answeredAt?: string;
   /** Shopify refused the answer (the request was withdrawn or answered elsewhere): why, as Shopify said it. */
   answerRefused?: string;
+  /** The merchant moved it to another location (`fulfillment_orders/moved`): no longer the app's. */
+  movedAway?: string;
   /** A cancellation request the merchant sent after acceptance, and how it was answered. */
   cancellation?: 'requested' | 'accepted' | 'rejected';
 }
@@ -45,14 +47,14 @@ export interface ServiceRequest {
 
 /** The requests not answered yet. */
 export function pendingRequests(request: ServiceRequest | undefined): RequestedFulfillmentOrder[] {
-  return request?.fulfillmentOrders.filter((fo) => fo.answer === undefined && fo.answerRefused === undefined) ?? [];
+  return request?.fulfillmentOrders.filter((fo) => fo.answer === undefined && fo.answerRefused === undefined && fo.movedAway === undefined) ?? [];
 }
 
 /** Every line the order's requests ask the printer for, by order line item gid (the quantities of all requests). */
 export function requestedQuantities(request: ServiceRequest | undefined): Map<string, number> {
   const out = new Map<string, number>();
   for (const fo of request?.fulfillmentOrders ?? []) {
-    if (fo.answer === 'rejected' || fo.cancellation === 'accepted') continue;
+    if (fo.answer === 'rejected' || fo.cancellation === 'accepted' || fo.movedAway !== undefined || (fo.answerRefused !== undefined && fo.answer === undefined)) continue;
     for (const line of fo.lineItems) out.set(line.lineItemId, (out.get(line.lineItemId) ?? 0) + line.quantity);
   }
   return out;

@@ -40,6 +40,8 @@ export const shopifyJobSchema = z.discriminatedUnion('kind', [
     fulfillmentOrderId: z.string(),
     orderId: z.string().optional(),
     hold: z.string().optional(),
+    movedTo: z.string().optional(),
+    destinationLocationId: z.string().optional(),
   }),
 ]);
 export type ShopifyJob = z.infer<typeof shopifyJobSchema>;

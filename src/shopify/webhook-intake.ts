@@ -21,6 +21,8 @@ export const HANDLED_TOPICS = [
   'fulfillment_orders/placed_on_hold',
   'fulfillment_orders/hold_released',
   'fulfillment_orders/scheduled_fulfillment_order_ready',
+  // A fulfillment order moved to another location: followed in fulfillment-service mode.
+  'fulfillment_orders/moved',
 ] as const;
 export type HandledTopic = (typeof HANDLED_TOPICS)[number];
 

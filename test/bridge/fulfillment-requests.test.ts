@@ -184,3 +184,25 @@ describe('takeFulfillmentRequests / answerFulfillmentRequests', () => {
     expect(requests.answers.map((a) => a.kind)).toEqual(['accept-cancellation', 'reject-cancellation']);
   });
 });
+
+describe('fulfillment_orders/moved', () => {
+  it("closes a request moved away from print-bridge's location: not printed, not fulfilled by the app", async () => {
+    const { parseFulfillmentOrderWebhook, onFulfillmentOrderChanged } = await import('../../src/bridge/fulfillment-order-changed.js');
+    const { deps, requests } = setup();
+    const orderId = 'gid://shopify/Order/31';
+    await deps.store.update(SHOP, orderId, () => ({
+      link: { ...deps.store.blank(SHOP, orderId), fulfillmentRequest: mergeRequests(undefined, [{ id: 'gid://shopify/FulfillmentOrder/310', lineItems: [{ id: 'fol', lineItemId: 'gid://shopify/LineItem/3', sku: 'A', quantity: 1 }] }], 'now')! },
+    }));
+    const body = '{"original_fulfillment_order":{"id":"gid://shopify/FulfillmentOrder/310","status":"closed","assigned_location_id":"gid://shopify/Location/77"},"moved_fulfillment_order":{"id":"gid://shopify/FulfillmentOrder/311","status":"open","assigned_location_id":"gid://shopify/Location/1"},"destination_location_id":"gid://shopify/Location/1"}';
+    const parsed = parseFulfillmentOrderWebhook('fulfillment_orders/moved', body);
+    expect(parsed).toMatchObject({ ok: true, change: { fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/310', movedTo: 'gid://shopify/FulfillmentOrder/311', destinationLocationId: 'gid://shopify/Location/1' } });
+    if (!parsed.ok) return;
+    const shopify = { getFulfillmentOrderOrder: async () => ({ orderId, status: 'CLOSED' }) } as never;
+    const outcome = await onFulfillmentOrderChanged({ store: deps.store, shopify, tracking: () => ({}), clock: deps.clock, logger: deps.logger, fulfillmentRequests: requests }, SHOP, parsed.change);
+    expect(outcome).toEqual({ kind: 'recorded', orderId });
+    const link = await deps.store.get(SHOP, orderId);
+    expect(pendingRequests(link!.fulfillmentRequest)).toEqual([]);
+    expect(requestedQuantities(link!.fulfillmentRequest).size).toBe(0);
+    expect((await deps.store.history(SHOP, orderId))[0]!.detail).toContain("left print-bridge's location");
+  });
+});
