@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import type { FulfillmentModeDeps } from '../shops/fulfillment-mode.js';
 import type { ShopSettingsStore } from '../shops/settings-store.js';
 import {
   connectPrintAccount,
@@ -10,6 +11,7 @@ import {
   type SetupDeps,
   testPrintAccount,
 } from '../shops/setup.js';
+import { addFulfillmentRoute } from './fulfillment-settings.js';
 import type { AdminContext } from './router.js';
 import { settingsIndexPage, settingsPage } from './settings-views.js';
 import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
@@ -18,8 +20,9 @@ import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
 export interface AdminShopSetup {
   deps: SetupDeps;
   settings: Pick<ShopSettingsStore, 'get' | 'list' | 'mappingVersions' | 'mappingVersion' | 'hasPostbackToken'>;
+  /** Fulfillment-service mode's choice (src/shops/fulfillment-mode.ts); without it the page has no such section. */
+  fulfillmentMode?: FulfillmentModeDeps;
 }
-
 
 /**
  * `/admin/settings`: a merchant's own store (embedded), or any store for an operator (`?shop=`). Every form names its
@@ -126,6 +129,8 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
     );
   });
 
+  if (setup.fulfillmentMode) addFulfillmentRoute(router, ctx, setup.fulfillmentMode);
+
   async function showSettings(req: Request, res: Response, viewer: Viewer, shop: string): Promise<void> {
     const [checklist, problems] = await Promise.all([onboardingChecklist(setup.deps, shop), ctx.problemCount(viewer)]);
     // A store on its own account has its own address (made on first view); one on the app's uses the operator's.
@@ -133,7 +138,14 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
     // After the first view the address exists: the checklist says so.
     const items = checklist.items.map((i) => (i.key === 'postback' && postback ? { ...i, done: true } : i));
     respond.render(req, res, viewer, (page) =>
-      settingsPage(page, { shop, setup: checklist.setup, checklist: { items, ready: items.every((i) => i.done) }, postback, problems }),
+      settingsPage(page, {
+        shop,
+        setup: checklist.setup,
+        checklist: { items, ready: items.every((i) => i.done) },
+        postback,
+        problems,
+        fulfillment: setup.fulfillmentMode ? checklist.setup.fulfillment : undefined,
+      }),
     );
   }
 }

@@ -1,5 +1,6 @@
-import type { ShopSetup } from '../shops/model.js';
+import type { FulfillmentMode, ShopSetup } from '../shops/model.js';
 import type { ChecklistItem } from '../shops/setup.js';
+import { fulfillmentSection } from './fulfillment-settings.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
@@ -17,13 +18,15 @@ export interface SettingsView {
   /** Form values to keep after a refused save (never the secret). */
   input?: Record<string, string | undefined>;
   problems: number;
+  /** The store's fulfillment mode; undefined when the app cannot change it here (no section then). */
+  fulfillment?: FulfillmentMode;
 }
 
 export function settingsPage(ctx: PageContext, data: SettingsView): Html {
   const { setup } = data;
   const own = setup.printAccount;
   const shopField = ctx.viewer.kind === 'operator' ? html`<input type="hidden" name="shop" value="${data.shop}">` : '';
-  const form = (action: string, inner: Html | string) => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
+  const form = (action: string, inner: Html | string): Html => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
   const modeBadge = (mode: string) =>
     ctx.embedded ? html`<s-badge tone="${mode === 'live' ? 'success' : 'attention'}">${mode} mode</s-badge>` : html`<span class="badge ${mode === 'live' ? 'success' : 'attention'}">${mode} mode</span>`;
 
@@ -65,6 +68,8 @@ ${textField(ctx, { name: 'destination', label: 'Destination (printer) account, o
 <div style="margin-top:12px">${submitButton(ctx, 'Save and test', { primary: true })}</div>`,
 )}</div>`;
 
+  const fulfillment = data.fulfillment ? fulfillmentSection(ctx, data.fulfillment, form) : '';
+
   const postback = data.postback
     ? html`<div class="card" id="postback"><h2>Postback address</h2>
 <p>Your print service tells print-bridge what happens to each order (received, print ready, shipped with tracking, errors) by calling this address. In your print service, add one trigger per event below: method <code>POST</code>, header <code>Content-Type: application/json</code>, this URL, and the event's template as the body. The address only acts on this store's orders.</p>
@@ -75,7 +80,7 @@ ${data.postback.triggers.map((t) => html`<h3 class="small">${t.event}</h3><pre c
 </div>`
     : '';
 
-  return layout(ctx, 'Settings', 'settings', html`${checklist}${account}${postback}${trusted('')}`, { problems: data.problems });
+  return layout(ctx, 'Settings', 'settings', html`${checklist}${fulfillment}${account}${postback}${trusted('')}`, { problems: data.problems });
 }
 
 /** An operator's list of stores with a link to each one's settings. */

@@ -148,6 +148,7 @@ function mountRoutes(express: Express, built: AppDependencies, options: RuntimeO
         shopSetup: {
           deps: setup,
           settings: shopSettings,
+          fulfillmentMode: built.fulfillmentMode,
           editor: {
             registry,
             renderer: renderPool,

@@ -1,0 +1,61 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
+import { type Harness, SHOP, SHOPIFY_SECRET, startHarness } from '../helpers/harness.js';
+
+/**
+ * The fulfillment mode in a browser, inside the Shopify admin as a merchant sees it: the Settings page's "How printed
+ * items reach the printer", a switch to fulfillment-service mode (the stand-in gets the service), and the way back,
+ * which asks for the confirmation first. Screenshots in test-results/.
+ */
+const SHOTS = join(process.cwd(), 'test-results');
+
+describe.skipIf(!existsSync(CHROMIUM))('the fulfillment mode on the Settings page, in the browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  const host = Buffer.from(`admin.shopify.com/store/${SHOP.split('.')[0]}`).toString('base64url');
+  const open = (path: string) => page.goto(`${h.runtime.url}${path}?embedded=1&shop=${SHOP}&host=${host}&id_token=${signSessionToken({ apiKey: 'test-key', apiSecret: SHOPIFY_SECRET }, SHOP)}`);
+  const section = () => page.locator('#fulfillment');
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    h = await startHarness();
+    h.runtime.fulfillmentMode.appUrl = h.runtime.url!;
+    h.standIn.setAutomaticFulfillmentRequests(false);
+    ({ browser, page } = await embeddedPage({ appUrl: h.runtime.url!, shop: SHOP, apiSecret: SHOPIFY_SECRET }));
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('switches to fulfillment-service mode and back, the way back only once confirmed', async () => {
+    await open('/admin/settings');
+    await section().getByRole('heading', { name: 'How printed items reach the printer' }).waitFor();
+    expect(await page.locator('#fulfillment-now').innerText()).toContain('print-bridge fulfils your orders');
+    await page.screenshot({ path: join(SHOTS, 'settings-fulfillment-merchant.png'), fullPage: true });
+
+    await section().getByRole('button', { name: 'Make print-bridge my fulfillment service' }).click();
+    await page.locator('#flash[tone="success"]', { hasText: 'is in fulfillment-service mode' }).waitFor();
+    expect(await page.locator('#fulfillment-now').innerText()).toContain('print-bridge is your fulfillment service');
+    expect(h.standIn.listFulfillmentServices(SHOP)).toHaveLength(1);
+    expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('service');
+    await page.screenshot({ path: join(SHOTS, 'settings-fulfillment-service.png'), fullPage: true });
+
+    // Unticked, the browser does not send the form.
+    const back = section().getByRole('button', { name: 'Let print-bridge fulfil my orders' });
+    await back.click();
+    await page.waitForTimeout(300);
+    expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('service');
+
+    await section().getByRole('checkbox').check();
+    await back.click();
+    await page.locator('#flash[tone="success"]', { hasText: 'is merchant-managed again' }).waitFor();
+    expect(await page.locator('#fulfillment-now').innerText()).toContain('print-bridge fulfils your orders');
+    expect(h.standIn.listFulfillmentServices(SHOP)).toEqual([]);
+  }, 60_000);
+});
