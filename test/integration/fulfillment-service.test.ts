@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { chooseFulfillmentMode, type FulfillmentModeDeps } from '../../src/shops/fulfillment-mode.js';
-import { type Harness, emulatorOrders, orderBody, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { type Harness, emulatorOrders, HARNESS_ENCRYPTION_KEY, orderBody, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
+import { runCliInProcess } from '../helpers/run-cli.js';
 
 /**
  * Issue 25: fulfillment-service mode end to end, against the Admin stand-in's model of Shopify's fulfillment services
@@ -206,6 +207,33 @@ describe('fulfillment-service mode (issue 25)', () => {
     await h.runtime.sessions.addCustomAppToken(SHOP, SHOP_TOKEN, h.config.SHOPIFY_SCOPES);
     const again = await chooseFulfillmentMode(modeDeps, SHOP, 'service');
     expect(again.service?.id).not.toBe(serviceId);
+    expect(h.standIn.listFulfillmentServices(SHOP)).toHaveLength(1);
+  });
+
+  it('is chosen from the command line too: back to merchant (KEEP), then service again', async () => {
+    const env = {
+      APP_URL: h.runtime.url!,
+      REDIS_URL: h.config.REDIS_URL,
+      REDIS_PREFIX: h.prefix,
+      DATABASE_URL: h.config.DATABASE_URL!,
+      DATABASE_SCHEMA: h.schema,
+      SHOPIFY_API_KEY: 'test-key',
+      SHOPIFY_API_SECRET: SHOPIFY_SECRET,
+      ENCRYPTION_KEY: HARNESS_ENCRYPTION_KEY,
+      SHOPIFY_ADMIN_API_ORIGIN: h.standIn.origin,
+      LOG_LEVEL: 'silent',
+    };
+    const back = await runCliInProcess(['shops', 'fulfillment', SHOP, 'merchant'], env);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/merchant-managed again.*KEEP/);
+    expect(h.standIn.listFulfillmentServices(SHOP)).toHaveLength(0);
+    expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('merchant');
+    const wrong = await runCliInProcess(['shops', 'fulfillment', SHOP, 'sideways'], env);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('service or merchant');
+    const service = await runCliInProcess(['shops', 'fulfillment', SHOP, 'service'], env);
+    expect(service.code, service.stderr).toBe(0);
+    expect(service.stdout).toContain('fulfillment-service mode');
     expect(h.standIn.listFulfillmentServices(SHOP)).toHaveLength(1);
   });
 });
