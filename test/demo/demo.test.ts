@@ -58,9 +58,7 @@ describe('print-bridge demo', () => {
     expect(result.exitCode, output).toBe(0);
     expect(output).toContain('Demo summary');
     expect(output).toContain(`All ${demoScenarios().length} orders reached their expected end state.`);
-    expect(result.entries.map((e) => [e.orderName, e.ok])).toEqual(
-      ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006', '#1007', '#1008', '#1009', '#1010'].map((n) => [n, true]),
-    );
+    expect(result.entries.map((e) => [e.orderName, e.ok])).toEqual(demoScenarios().map((s) => [s.order.name, true]));
     // The second store set itself up in the app: its order went out once, on its own print account, after test mode.
     const own = result.entries.find((e) => e.scenario === 'own print account')!;
     expect(own.seen?.printer).toMatchObject({ orders: 1, account: 'own-brand', status: 'shipped' });
@@ -110,6 +108,20 @@ describe('print-bridge demo', () => {
     expect(held.app.waits).toContain('fulfillment-hold');
     expect(held.shopify.fulfillments).toHaveLength(1);
     expect(held.shopify.fulfillments[0]!.tracking[0]!.number).toBe(held.printer.shipments[0]!.trackingNumber);
+
+    // The store in fulfillment-service mode: only the requested (printed) lines reached the printer; Shopify has
+    // print-bridge's fulfillment order accepted and fulfilled, and the merchant's own (the tote bag) still open.
+    const service = byName.get('service mode')!;
+    expect(service.printer.items?.sort()).toEqual(['GREETING-CARD-A6×2', 'PST-A2-MOUNTAINS×1']);
+    expect(service.shopify.fulfillmentOrders).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ at: 'print-bridge', status: 'CLOSED', answers: ['FULFILLMENT_ACCEPTED'] }),
+        expect.objectContaining({ at: 'merchant', status: 'OPEN', lines: [{ sku: 'TOTE-CANVAS-NAVY', quantity: 1, remaining: 1 }] }),
+      ]),
+    );
+    expect(service.shopify.fulfillments[0]!.tracking[0]!.number).toBe(service.printer.shipments[0]!.trackingNumber);
+    expect(output).toContain('print-bridge-demo-service.myshopify.com');
+    expect(output).toMatch(/#1011 {2}fulfillment-service mode \(print-bridge-demo-service\.myshopify\.com\).*still open/);
 
     // The summary names each order's print _id and tracking numbers.
     for (const e of result.entries) if (e.seen.printer.id) expect(output).toContain(e.seen.printer.id);

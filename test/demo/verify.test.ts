@@ -70,6 +70,40 @@ describe('verdict', () => {
     const v = verdict(moved, observation(), now);
     expect(v.state === 'failed' && v.reasons[0]).toMatch(/shipped to the old address: .*has 7 Stonegate, YO1 8AS/);
   });
+
+  describe('fulfillment-service mode', () => {
+    const serviceMode: Expectation = { ...shippedOnce, service: { printerItems: ['PST-A2-MOUNTAINS×1', 'GREETING-CARD-A6×2'], merchantLines: ['TOTE-CANVAS-NAVY×1'] } };
+    type Fo = NonNullable<Observation['shopify']['fulfillmentOrders']>[number];
+    const ours = (over: Partial<Fo> = {}): Fo => ({
+      at: 'print-bridge',
+      status: 'CLOSED',
+      requestStatus: 'CLOSED',
+      answers: ['FULFILLMENT_ACCEPTED'],
+      lines: [{ sku: 'POSTER-A2-MOUNTAINS', quantity: 1, remaining: 0 }, { sku: 'CARD-A6-BIRTHDAY', quantity: 2, remaining: 0 }],
+      ...over,
+    });
+    const merchants = (over: Partial<Fo> = {}): Fo => ({ at: 'merchant', status: 'OPEN', requestStatus: 'UNSUBMITTED', answers: [], lines: [{ sku: 'TOTE-CANVAS-NAVY', quantity: 1, remaining: 1 }], ...over });
+    const seen = (fulfillmentOrders: Fo[], items = ['GREETING-CARD-A6×2', 'PST-A2-MOUNTAINS×1']) =>
+      observation({ printer: { items }, shopify: { fulfillmentOrders } });
+
+    it('is met when the printer has only the requested lines, print-bridge’s fulfillment order is accepted and closed, and the merchant’s is open', () => {
+      expect(verdict(serviceMode, seen([ours(), merchants()]), now)).toEqual({ state: 'met' });
+    });
+
+    it('waits for the acceptance, then for the fulfillment order to close', () => {
+      const v = verdict(serviceMode, seen([ours({ status: 'OPEN', requestStatus: 'SUBMITTED', answers: [] }), merchants()]), now);
+      expect(v.state === 'pending' && v.waitingFor.join('\n')).toMatch(/print-bridge to accept Shopify's request \(now SUBMITTED\)/);
+      const accepted = verdict(serviceMode, seen([ours({ status: 'IN_PROGRESS', requestStatus: 'ACCEPTED' }), merchants()]), now);
+      expect(accepted.state === 'pending' && accepted.waitingFor.join('\n')).toMatch(/fulfilled and CLOSED \(now IN_PROGRESS\)/);
+    });
+
+    it('fails when the merchant’s line reached the printer, a request was rejected, or the merchant’s fulfillment order was touched', () => {
+      expect(verdict(serviceMode, seen([ours(), merchants()], ['PST-A2-MOUNTAINS×1', 'GREETING-CARD-A6×2', 'TOTE×1']), now)).toMatchObject({ state: 'failed' });
+      expect(verdict(serviceMode, seen([ours({ answers: ['FULFILLMENT_REJECTED'], requestStatus: 'REJECTED', status: 'OPEN' }), merchants()]), now)).toMatchObject({ state: 'failed' });
+      const closed = verdict(serviceMode, seen([ours(), merchants({ status: 'CLOSED', lines: [{ sku: 'TOTE-CANVAS-NAVY', quantity: 1, remaining: 0 }] })]), now);
+      expect(closed.state === 'failed' && closed.reasons[0]).toMatch(/merchant's own fulfillment order should be OPEN with TOTE-CANVAS-NAVY×1/);
+    });
+  });
 });
 
 describe('rendering', () => {

@@ -1,5 +1,5 @@
 import type { AccountInput } from '../emulator/accounts.js';
-import { DEMO_SHOP } from './orders.js';
+import { DEMO_SHOP, PRODUCTS } from './orders.js';
 
 /**
  * The demo store's mapping file and the print-service account it sends to. The mapping is written for the sample
@@ -12,6 +12,12 @@ export const DEMO_DESTINATION = 'demo-printer';
 
 /** Print SKUs the demo printer is set up for; the emulator refuses any other (a submission error). */
 export const DEMO_PRINT_SKUS = ['PST-A2-MOUNTAINS', 'PST-A3-HARBOUR', 'GREETING-CARD-A6', 'A5-HARDCOVER-JOURNAL'];
+
+/**
+ * The store's products the mapping prints (or the printer ships from its shelf): what the service-mode store assigns
+ * to print-bridge's location. The tote bag is not among them: that store ships it itself.
+ */
+export const DEMO_PRINTED_PRODUCT_SKUS: readonly string[] = [PRODUCTS.posterA2, PRODUCTS.posterA3, PRODUCTS.cardBirthday, PRODUCTS.envelope, PRODUCTS.journal].map((p) => p.sku);
 
 export const DEMO_ACCOUNT = { name: 'demo-brand', token: 'demo-token', secret: 'demo-secret', accountId: '64656d6f2d6272616e642d31' };
 /** The print account the second store's merchant brings (a secret of its own, a printer of its own). */

@@ -12,6 +12,12 @@ export const DEMO_LATE_SHOP_HANDLE = 'print-bridge-late';
 /** A store that installs the app and sets itself up in it: its own print account, postback address and mapping. */
 export const DEMO_OWN_SHOP = 'print-bridge-own.myshopify.com';
 export const DEMO_OWN_SHOP_HANDLE = 'print-bridge-own';
+/**
+ * A store in fulfillment-service mode: print-bridge is its fulfillment service, whose location stocks the printed
+ * products; Shopify requests those lines of print-bridge, and the merchant ships the rest from their own location.
+ */
+export const DEMO_SERVICE_SHOP = 'print-bridge-demo-service.myshopify.com';
+export const DEMO_SERVICE_SHOP_HANDLE = 'print-bridge-demo-service';
 
 export interface ShopifyAddressBody {
   name: string;

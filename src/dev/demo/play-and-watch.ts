@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LiveProgress, stageOf, STAGES, type DemoOutput, type ProgressRow, type Style, type SummaryEntry } from './render.js';
 import { actionsFor, type ScriptedOrder } from './scenario-actions.js';
@@ -36,6 +37,8 @@ export async function playAndWatch(stack: DemoStack, scenarios: DemoScenario[], 
   }));
   // Ends the scripts still waiting when the watch is over (or Ctrl-C).
   const scripts = new AbortController();
+  // Every script waits on it at once (and a script's own waits add one each): more than Node's default warning level of 10.
+  setMaxListeners(2 * tracked.length + 10, scripts.signal);
   const onAbort = () => scripts.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -103,6 +103,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoResult> {
     say(`  Redis             ${stack.redis.url}${stack.redis.source === 'private' ? ' (a private redis-server, stopped at the end)' : ''}, keys under ${stack.config.REDIS_PREFIX}`);
     say(`  print service     ${stack.emulator.baseUrl}  (emulator, speed ${speed}; account ${stack.config.PRINT_SOURCE_ACCOUNT})`);
     say(`  Shopify Admin     ${stack.standIn.origin}  (stand-in; store ${stack.shop})`);
+    say(`  service mode      ${stack.service.shop}: print-bridge is its fulfillment service; its location stocks the ${stack.service.stockedSkus.length} printed products, the merchant ships the rest`);
     say(`  app               ${stack.appUrl}  (web + worker; hold window ${holdSeconds} s)`);
     say(`  logs              ${stack.logFile}`);
     say();

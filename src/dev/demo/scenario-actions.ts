@@ -88,6 +88,15 @@ export function actionsFor(stack: DemoStack, t: ScriptedOrder, progress: LivePro
       const result = stack.standIn.releaseHold(shop, order.admin_graphql_api_id);
       if (!result.ok) throw new Error(`Shopify refused to release ${order.name}: ${result.userErrors.map((e) => e.message).join('; ')}`);
     },
+    fulfillmentOrdersInShopify() {
+      const services = new Set(stack.standIn.listFulfillmentServices(shop).map((s) => s.locationId));
+      return (stack.standIn.getOrder(shop, order.admin_graphql_api_id)?.fulfillmentOrders ?? []).map((fo) => ({
+        at: services.has(fo.assignedLocation.id) ? ('print-bridge' as const) : ('merchant' as const),
+        status: fo.status,
+        requestStatus: fo.requestStatus,
+        answers: fo.serviceResponses.map((r) => r.kind),
+      }));
+    },
     note: (text) => progress.note(`${order.name} ${text}`),
     merchant: merchantOf(stack, shop),
     writeMapping: (fileName, yaml) => writeFileSync(join(stack.mappingsDir, basename(fileName)), yaml),

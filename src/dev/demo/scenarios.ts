@@ -9,6 +9,8 @@ import {
   DEMO_LATE_SHOP_HANDLE,
   DEMO_OWN_SHOP,
   DEMO_OWN_SHOP_HANDLE,
+  DEMO_SERVICE_SHOP,
+  DEMO_SERVICE_SHOP_HANDLE,
   DEMO_SHOP_HANDLE,
   orderBody,
   type OrderBody,
@@ -42,6 +44,16 @@ export interface Expectation {
   problemMentions?: string;
   /** A problem kind the order must have waited with on its way (its history shows the wait), e.g. `no-mapping`. */
   waitedFor?: string;
+  /**
+   * Fulfillment-service mode: Shopify requests the printed lines of print-bridge's location, which accepts, prints and
+   * fulfils that fulfillment order only; the merchant's own fulfillment order stays open and untouched.
+   */
+  service?: {
+    /** The print order's items, print SKU × quantity: the requested lines and nothing else. */
+    printerItems: string[];
+    /** The store's SKU × quantity on the merchant's own fulfillment order. */
+    merchantLines: string[];
+  };
 }
 
 /** What a scenario's script can do; the runner provides it, bound to one order. */
@@ -63,6 +75,8 @@ export interface ScenarioActions {
   holdInShopify(reason: 'HIGH_RISK_OF_FRAUD' | 'INCORRECT_ADDRESS' | 'AWAITING_PAYMENT' | 'OTHER', notes?: string): void;
   /** The merchant releases the hold; Shopify sends `fulfillment_orders/hold_released` to the app. */
   releaseHoldInShopify(): void;
+  /** The order's fulfillment orders in Shopify: at print-bridge's location (service mode) or the merchant's own. */
+  fulfillmentOrdersInShopify(): { at: 'print-bridge' | 'merchant'; status: string; requestStatus: string; answers: string[] }[];
   /** A line shown under the live table, e.g. "address changed in Shopify". */
   note(text: string): void;
   /** The store's merchant in the app inside the Shopify admin (session tokens, the app's own pages and forms). */
@@ -119,15 +133,15 @@ const ARTWORK_1003 = 'https://uploads.print-bridge.example/personaliser/7be1d0/c
 export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
   const make = (number: number, rest: Omit<Parameters<typeof orderBody>[0], 'number' | 'placedAt'>) =>
     orderBody({ number, placedAt, ...rest });
-  const sourceOrderId = (order: OrderBody) => `${DEMO_SHOP_HANDLE}-${order.order_number}`;
+  // The mapping's sourceOrderId: "{{ shop.handle }}-{{ order.order_number }}".
+  const handles = new Map([
+    [DEMO_LATE_SHOP, DEMO_LATE_SHOP_HANDLE],
+    [DEMO_OWN_SHOP, DEMO_OWN_SHOP_HANDLE],
+    [DEMO_SERVICE_SHOP, DEMO_SERVICE_SHOP_HANDLE],
+  ]);
   const scenario = (s: Omit<DemoScenario, 'sourceOrderId'>): DemoScenario => ({
     ...s,
-    sourceOrderId:
-      s.shop === DEMO_LATE_SHOP
-        ? `${DEMO_LATE_SHOP_HANDLE}-${s.order.order_number}`
-        : s.shop === DEMO_OWN_SHOP
-          ? `${DEMO_OWN_SHOP_HANDLE}-${s.order.order_number}`
-          : sourceOrderId(s.order),
+    sourceOrderId: `${(s.shop && handles.get(s.shop)) || DEMO_SHOP_HANDLE}-${s.order.order_number}`,
   });
 
   return [
@@ -327,6 +341,33 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
         actions.note('test mode: the print service found the order valid, and nothing was created');
         await merchant.submit('/admin/settings/mode', { mode: 'live', confirm: 'yes' });
         actions.note('Settings: every checklist step done; the merchant went live, and the test order goes out once');
+      },
+    }),
+    scenario({
+      name: 'service mode',
+      story: 'a store in fulfillment-service mode, mixed cart: Shopify asks print-bridge for the poster and cards only; the merchant ships the tote bag',
+      shop: DEMO_SERVICE_SHOP,
+      order: make(1011, {
+        email: 'amelia@example.co.uk',
+        shipTo: ADDRESSES.leeds,
+        shipping: SHIPPING.standard,
+        lines: [{ product: PRODUCTS.posterA2 }, { product: PRODUCTS.cardBirthday, quantity: 2 }, { product: PRODUCTS.toteBag }],
+      }),
+      expected: {
+        status: 'shipped',
+        tag: TAG.shipped,
+        printer: 'shipped',
+        fulfillments: 1,
+        service: { printerItems: ['PST-A2-MOUNTAINS×1', 'GREETING-CARD-A6×2'], merchantLines: [`${PRODUCTS.toteBag.sku}×1`] },
+      },
+      async play(actions, { order }) {
+        // Shopify requests print-bridge's fulfillment order as the order is placed, and pings the app's callback.
+        await checkout(actions, order);
+        const ours = () => actions.fulfillmentOrdersInShopify().find((fo) => fo.at === 'print-bridge');
+        await actions.waitUntil('print-bridge to accept Shopify’s fulfillment request', () => ours()?.answers.includes('FULFILLMENT_ACCEPTED') === true);
+        actions.note(`${DEMO_SERVICE_SHOP} (fulfillment-service mode): Shopify asked print-bridge for the poster and 2 cards; sent to the printer, request accepted; the tote bag stays with the merchant`);
+        await actions.waitUntil('print-bridge’s fulfillment order to be fulfilled', () => ours()?.status === 'CLOSED');
+        actions.note('shipped: print-bridge’s fulfillment order is fulfilled with the printer’s tracking; the merchant’s (the tote bag) is still open for them to ship');
       },
     }),
   ];

@@ -9,8 +9,9 @@ import { parseAccounts, parseTriggers, startEmulator, type AccountInput, type Ru
 import { createLogger, type Logger } from '../../logger.js';
 import { createRedis, deleteByPrefix, waitForRedis } from '../../redis.js';
 import { startAdminStandIn, type AdminStandIn } from '../admin-stand-in/index.js';
-import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT } from './mapping.js';
-import { DEMO_LATE_SHOP, DEMO_SHOP } from './orders.js';
+import { chooseFulfillmentMode } from '../../shops/fulfillment-mode.js';
+import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT, DEMO_PRINTED_PRODUCT_SKUS } from './mapping.js';
+import { DEMO_LATE_SHOP, DEMO_SERVICE_SHOP, DEMO_SHOP } from './orders.js';
 import { freePort, portIsFree, resolveRedis, type ResolvedRedis } from '../../local-redis.js';
 import { systemLookup, type HostLookup } from '../../net/host-lookup.js';
 
@@ -53,6 +54,8 @@ export interface DemoStack {
   shop: string;
   /** The access token the demo store's custom app uses (registered in the stand-in and the app's sessions). */
   shopToken: string;
+  /** The store in fulfillment-service mode: print-bridge's service and the location stocking the printed products. */
+  service: { shop: string; serviceId: string; locationId: string; stockedSkus: readonly string[] };
   /** What a merchant does at their print service: one trigger per event for `account`'s orders, posting to `url`. */
   addPrintServiceTriggers(account: string, url: string): void;
   /** Signed as Shopify signs it, for the demo store or another (`shop`). */
@@ -98,6 +101,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     cleanups.push(() => rmSync(workDir, { recursive: true, force: true }));
     mkdirSync(mappingsDir);
     writeFileSync(join(mappingsDir, 'demo.yaml'), demoMappingYaml({ holdMinutes: options.holdSeconds / 60 }));
+    writeFileSync(join(mappingsDir, 'service.yaml'), demoMappingYaml({ holdMinutes: options.holdSeconds / 60, shop: DEMO_SERVICE_SHOP }));
 
     const logStream: WriteStream = createWriteStream(logFile, { flags: 'a' });
     cleanups.push(() => new Promise<void>((resolve) => logStream.end(() => resolve())));
@@ -128,11 +132,12 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
 
     const shopToken = `shpat_${secret(16)}`;
     const lateShopToken = `shpat_${secret(16)}`;
+    const serviceShopToken = `shpat_${secret(16)}`;
     // A Shopify Plus store's query-cost limits (20,000 points, 1,000 a second): on a standard plan's 2,000 and 100,
     // a burst of orders shipping at once is paced over tens of seconds, as it would be in Shopify, and the demo drags.
     const standIn = await startAdminStandIn({
       port: 0,
-      accessTokens: { [DEMO_SHOP]: shopToken, [DEMO_LATE_SHOP]: lateShopToken },
+      accessTokens: { [DEMO_SHOP]: shopToken, [DEMO_LATE_SHOP]: lateShopToken, [DEMO_SERVICE_SHOP]: serviceShopToken },
       bucket: { maximumAvailable: 20_000, restoreRate: 1_000 },
     });
     cleanups.push(() => standIn.close());
@@ -185,6 +190,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     await runtime.sessions.addCustomAppToken(DEMO_SHOP, shopToken, config.SHOPIFY_SCOPES);
     // The late-mapping scenario's store: connected, but no mapping file serves it until the scenario writes one.
     await runtime.sessions.addCustomAppToken(DEMO_LATE_SHOP, lateShopToken, config.SHOPIFY_SCOPES);
+    await runtime.sessions.addCustomAppToken(DEMO_SERVICE_SHOP, serviceShopToken, config.SHOPIFY_SCOPES);
     // The operator's account posts to the operator-wide address; a merchant's own account gets its own triggers.
     const triggers = postbackTriggers(`${appUrl}/postbacks/${postbackToken}`).map((t) => ({ ...t, account: DEMO_ACCOUNT.name }));
     emulator.deliveries.setTriggers(parseTriggers(triggers));
@@ -194,6 +200,14 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     const webhookSecret = config.SHOPIFY_API_SECRET as string;
     // Shopify's fulfillment-order webhooks (a hold placed or released) reach the app as Shopify would send them.
     standIn.configureWebhooks({ url: `${appUrl}/webhooks`, secret: webhookSecret, apiVersion: config.SHOPIFY_API_VERSION });
+    // As `print-bridge shops fulfillment DOMAIN service` does: the app registers its fulfillment service (and location)
+    // in the store; the merchant then assigns the printed products to that location. Shopify's requests and their
+    // callback pings (signed with the app's secret, set above) follow by themselves as orders come in.
+    const chosen = await chooseFulfillmentMode({ ...runtime.fulfillmentMode, appUrl }, DEMO_SERVICE_SHOP, 'service');
+    if (!chosen.service) throw new Error(`the demo could not put ${DEMO_SERVICE_SHOP} in fulfillment-service mode: ${chosen.message}`);
+    const stocked = standIn.stockFulfillmentService(DEMO_SERVICE_SHOP, chosen.service.id, [...DEMO_PRINTED_PRODUCT_SKUS]);
+    if (!stocked.ok) throw new Error(`the stand-in refused to stock print-bridge's location: ${stocked.userErrors.map((e) => e.message).join('; ')}`);
+    const service = { shop: DEMO_SERVICE_SHOP, serviceId: chosen.service.id, locationId: chosen.service.locationId, stockedSkus: DEMO_PRINTED_PRODUCT_SKUS };
     return {
       config,
       redis,
@@ -206,6 +220,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       logFile,
       shop: DEMO_SHOP,
       shopToken,
+      service,
       addPrintServiceTriggers(account, url) {
         triggers.push(...postbackTriggers(url).map((t) => ({ ...t, account })));
         emulator.deliveries.setTriggers(parseTriggers(triggers));

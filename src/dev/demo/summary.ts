@@ -31,6 +31,7 @@ export function sayStillRunning(say: (line?: string) => void, style: Style, stac
   say(`  admin pages       ${stack.appUrl}/admin  (log in with ADMIN_TOKEN ${stack.config.ADMIN_TOKEN})`);
   say(`  print service     ${stack.emulator.baseUrl}  (hooks: ${stack.emulator.hooksUrl}; token ${stack.config.PRINT_API_TOKEN}, secret ${stack.config.PRINT_API_SECRET})`);
   say(`  Shopify stand-in  ${stack.standIn.origin}/_stand-in/shops/${stack.shop}/orders`);
+  say(`  service mode      ${stack.standIn.origin}/_stand-in/shops/${stack.service.shop}/orders  (fulfillment orders at print-bridge's location and the merchant's)`);
   say(`  mappings          ${stack.mappingsDir}`);
   say(`  logs              ${stack.logFile}`);
 }
@@ -61,6 +62,16 @@ export function evidenceOf(scenario: DemoScenario, seen: Observation): string[] 
     lines.push(`set up in the app with its own print account: checked in test mode (nothing created), then sent once when the merchant went live, on its own account (${seen.printer.account ?? '?'})`);
   } else if (expected.waitedFor && (seen.app.waits ?? []).includes(expected.waitedFor) && seen.printer.orders === 1) {
     lines.push(`waited (${expected.waitedFor.replace(/-/g, ' ')}), then went out by itself once a mapping served its store: one print order`);
+  }
+  if (expected.service) {
+    const fos = seen.shopify.fulfillmentOrders ?? [];
+    const fulfilmentLines = (at: 'print-bridge' | 'merchant') => fos.filter((fo) => fo.at === at).flatMap((fo) => fo.lines.map((l) => `${l.sku}×${l.quantity}`));
+    const merchantOpen = fos.some((fo) => fo.at === 'merchant') && fos.filter((fo) => fo.at === 'merchant').every((fo) => fo.status === 'OPEN');
+    if (fos.some((fo) => fo.at === 'print-bridge' && fo.status === 'CLOSED' && fo.answers.includes('FULFILLMENT_ACCEPTED')) && merchantOpen) {
+      lines.push(
+        `fulfillment-service mode (${scenario.shop}): Shopify requested ${fulfilmentLines('print-bridge').join(', ')} of print-bridge; accepted, printed (${(seen.printer.items ?? []).join(', ')}) and fulfilled with the printer's tracking; the merchant's own fulfillment order (${fulfilmentLines('merchant').join(', ')}) is still open for them to ship`,
+      );
+    }
   }
   if (expected.fulfillments > 1 && seen.shopify.fulfillments.length === expected.fulfillments) {
     lines.push(`${seen.shopify.fulfillments.length} print shipments, ${seen.shopify.fulfillments.length} fulfillments with their own tracking`);

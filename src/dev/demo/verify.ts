@@ -23,6 +23,17 @@ export interface FulfillmentView {
   tracking: { number: string | null; company: string | null; url: string | null }[];
 }
 
+/** A fulfillment order as Shopify has it: at print-bridge's location (service mode) or the merchant's own. */
+export interface FulfillmentOrderView {
+  at: 'print-bridge' | 'merchant';
+  status: string;
+  requestStatus: string;
+  /** Print-bridge's answers to Shopify's requests, in order (FULFILLMENT_ACCEPTED, ...). */
+  answers: string[];
+  /** The store's SKU × the quantity on it, and how much of that is still to fulfil. */
+  lines: { sku: string; quantity: number; remaining: number }[];
+}
+
 export interface Observation {
   app: {
     status?: OrderStatus;
@@ -41,11 +52,15 @@ export interface Observation {
     status?: PrinterRecord['status'];
     shipments: PrinterShipmentView[];
     componentPaths: string[];
+    /** The print order's items, print SKU × quantity (read only for a service-mode expectation). */
+    items?: string[];
   };
   shopify: {
     tags: string[];
     cancelled: boolean;
     fulfillments: FulfillmentView[];
+    /** Read only for a service-mode expectation. */
+    fulfillmentOrders?: FulfillmentOrderView[];
   };
 }
 
@@ -58,6 +73,8 @@ export async function observe(stack: DemoStack, scenario: DemoScenario): Promise
   const printerOrders = printerOrdersOf(stack, scenario.sourceOrderId);
   const printer = printerOrders[0];
   const shopifyOrder = stack.standIn.getOrder(shop, scenario.order.admin_graphql_api_id);
+  const serviceLocations = new Set(scenario.expected.service ? stack.standIn.listFulfillmentServices(shop).map((s) => s.locationId) : []);
+  const skuOf = new Map((shopifyOrder?.lineItems ?? []).map((l) => [l.id, l.sku ?? '?']));
   return {
     app: {
       status: link?.status,
@@ -81,6 +98,7 @@ export async function observe(stack: DemoStack, scenario: DemoScenario): Promise
       status: printer?.record.status,
       shipments: printer ? printerShipments(printer) : [],
       componentPaths: printer ? componentPaths(printer) : [],
+      ...(scenario.expected.service ? { items: printer ? printerItems(printer) : [] } : {}),
     },
     shopify: {
       tags: shopifyOrder?.tags ?? [],
@@ -90,6 +108,17 @@ export async function observe(stack: DemoStack, scenario: DemoScenario): Promise
         status: f.status,
         tracking: f.trackingInfo.map((t) => ({ number: t.number ?? null, company: t.company ?? null, url: t.url ?? null })),
       })),
+      ...(scenario.expected.service
+        ? {
+            fulfillmentOrders: (shopifyOrder?.fulfillmentOrders ?? []).map((fo) => ({
+              at: serviceLocations.has(fo.assignedLocation.id) ? ('print-bridge' as const) : ('merchant' as const),
+              status: fo.status,
+              requestStatus: fo.requestStatus,
+              answers: fo.serviceResponses.map((r) => r.kind),
+              lines: fo.lineItems.map((l) => ({ sku: skuOf.get(l.lineItemId) ?? '?', quantity: l.totalQuantity, remaining: l.remainingQuantity })),
+            })),
+          }
+        : {}),
     },
   };
 }
@@ -121,6 +150,11 @@ function printerShipments(order: StoredOrder): PrinterShipmentView[] {
       },
     };
   });
+}
+
+function printerItems(order: StoredOrder): string[] {
+  const items = Array.isArray(order.record.orderData.items) ? (order.record.orderData.items as Record<string, unknown>[]) : [];
+  return items.map((item) => `${String(item.sku)}×${String(item.quantity ?? 1)}`);
 }
 
 function componentPaths(order: StoredOrder): string[] {
@@ -215,9 +249,44 @@ export function verdict(expected: Expectation, seen: Observation, now: Date): Ve
       missing.push(message);
     }
   }
+  if (expected.service) {
+    const problem = serviceModeProblem(expected.service, seen);
+    if (problem?.settled) return { state: 'failed', reasons: [problem.text] };
+    if (problem) missing.push(problem.text);
+  }
   if (expected.problemMentions && !app.problems.some((p) => p.includes(expected.problemMentions!))) {
     missing.push(`a problem naming ${expected.problemMentions} (problems: ${app.problems.join('; ') || 'none'})`);
   }
 
   return missing.length === 0 ? { state: 'met' } : { state: 'pending', waitingFor: missing };
+}
+
+const sorted = (list: readonly string[]) => [...list].sort().join(', ');
+
+/**
+ * Fulfillment-service mode, from the printer and Shopify: the printer has only the printed lines; Shopify's request of
+ * print-bridge's location was accepted and that fulfillment order is fulfilled (CLOSED); the merchant's own stays OPEN
+ * with nothing fulfilled. Undefined when all of that holds; `settled` when waiting cannot mend it.
+ */
+function serviceModeProblem(want: NonNullable<Expectation['service']>, seen: Observation): { text: string; settled: boolean } | undefined {
+  const { printer, shopify } = seen;
+  if (printer.orders > 0 && sorted(printer.items ?? []) !== sorted(want.printerItems)) {
+    return { settled: true, text: `the print order has ${sorted(printer.items ?? []) || 'no items'}; only the requested lines (${sorted(want.printerItems)}) should be there` };
+  }
+  const fos = shopify.fulfillmentOrders ?? [];
+  const ours = fos.filter((fo) => fo.at === 'print-bridge');
+  const merchants = fos.filter((fo) => fo.at === 'merchant');
+  const skus = (list: FulfillmentOrderView[]) => sorted(list.flatMap((fo) => fo.lines.map((l) => `${l.sku}×${l.quantity}`)));
+  if (ours.length !== 1) return { settled: fos.length > 0, text: `one fulfillment order at print-bridge's location (Shopify has ${ours.length})` };
+  const service = ours[0]!;
+  if (service.answers.includes('FULFILLMENT_REJECTED')) return { settled: true, text: `print-bridge rejected Shopify's request (${service.requestStatus})` };
+  if (sorted(merchants.map((fo) => fo.status)) !== 'OPEN' || skus(merchants) !== sorted(want.merchantLines)) {
+    return { settled: true, text: `the merchant's own fulfillment order should be OPEN with ${sorted(want.merchantLines)} (has ${merchants.map((fo) => `${fo.status}: ${skus([fo])}`).join('; ') || 'none'})` };
+  }
+  if (merchants.some((fo) => fo.lines.some((l) => l.remaining !== l.quantity))) {
+    return { settled: true, text: "print-bridge fulfilled lines of the merchant's own fulfillment order" };
+  }
+  if (!service.answers.includes('FULFILLMENT_ACCEPTED')) return { settled: false, text: `print-bridge to accept Shopify's request (now ${service.requestStatus})` };
+  if (service.status !== 'CLOSED') return { settled: false, text: `print-bridge's fulfillment order to be fulfilled and CLOSED (now ${service.status})` };
+  return undefined;
 }
