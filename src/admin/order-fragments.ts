@@ -33,6 +33,7 @@ export const PROBLEM_HEADLINE: Record<string, string> = {
   'no-print-account': 'No print account serves this store: nothing is sent until one does',
   'test-mode': 'Test mode: checked by the print service, not created',
   'unconfirmed-postback': 'A postback the print service did not confirm (nothing changed)',
+  'changed-after-submission': 'Changed in Shopify after it went to the printer',
 };
 
 /**
@@ -89,6 +90,8 @@ export interface OrderActionsAllowed {
   resubmit: boolean;
   retry: boolean;
   cancel: boolean;
+  /** Printed lines changed in Shopify after submission: the merchant may keep the order as sent. */
+  keep?: boolean;
 }
 
 export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderActionsAllowed, back?: string): Html {
@@ -100,6 +103,7 @@ export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderA
   const buttons = [
     allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', { primary: true }) : '',
     allowed.retry ? form('retry', 'Retry', {}) : '',
+    allowed.keep ? form('keep', 'Keep as sent', {}) : '',
     allowed.cancel ? form('cancel', 'Cancel order', { tone: 'critical' }) : '',
   ];
   return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;

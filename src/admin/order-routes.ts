@@ -1,7 +1,9 @@
 import type { Response, Router } from 'express';
+import { CHANGED_AFTER_SUBMISSION } from '../orders/printed-lines.js';
 import { z } from 'zod';
 import {
   cancelOrderByOperator,
+  keepAsSent,
   type OperatorActionDeps,
   type OperatorActionInput,
   type OperatorActionOutcome,
@@ -42,6 +44,7 @@ const actions: Record<string, (d: OperatorActionDeps, input: OperatorActionInput
   resubmit: resubmitOrder,
   retry: retryOrder,
   cancel: cancelOrderByOperator,
+  keep: keepAsSent,
 };
 
 export function addOrderRoutes(router: Router, ctx: AdminContext): void {
@@ -94,6 +97,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
         link.problems.some((p) => p.kind === 'store-not-connected') ||
         (failedJobs.length > 0 ? !(RESUBMITTABLE as readonly string[]).includes(link.status) : (RETRYABLE as readonly string[]).includes(link.status)),
       cancel: !['cancelled', 'shipped', 'partially-shipped'].includes(link.status),
+      keep: link.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION),
     };
     respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems }));
   });

@@ -5,6 +5,7 @@ import type { OrderLink } from '../orders/model.js';
 import type { ConnectionsPort, MappingPort, Scheduler, OrderStore } from './ports.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
 import { canMove } from '../orders/status.js';
+import { CHANGED_AFTER_SUBMISSION } from '../orders/printed-lines.js';
 import { hasProblem, reexamineOrder, storeNotConnectedProblem, WAIT_KINDS } from './waiting-orders.js';
 
 /**
@@ -262,6 +263,30 @@ export async function cancelOrderByOperator(deps: OperatorActionDeps, input: Ope
   else await deps.scheduler.cancel(input.shop, input.orderId);
   log(deps, input, 'cancel', 'done', { nothingAtPrinter });
   return { kind: 'done', message: nothingAtPrinter ? `${name} was cancelled.` : `Cancellation of ${name} was requested; the print service decides.` };
+}
+
+/**
+ * "Keep as sent": the merchant saw that printed lines changed in Shopify after submission (a refund or an edit) and
+ * lets the printer ship what it has. The problem leaves the order; the history keeps who decided and when.
+ */
+export async function keepAsSent(deps: OperatorActionDeps, input: OperatorActionInput): Promise<OperatorActionOutcome> {
+  const link = await deps.store.get(input.shop, input.orderId);
+  const guard = checkGuard(link, input);
+  if (guard) return guard;
+  const name = link!.orderName ?? link!.orderId;
+  if (!hasProblem(link!, CHANGED_AFTER_SUBMISSION)) return refuse(deps, input, 'keep', `${name} has no change after submission to keep.`);
+  const { changed } = await deps.store.update(input.shop, input.orderId, (c) =>
+    c && c.version === link!.version && hasProblem(c, CHANGED_AFTER_SUBMISSION)
+      ? {
+          link: clearProblems(c, ofKind(CHANGED_AFTER_SUBMISSION)),
+          history: [{ event: 'kept as sent', source: 'operator', detail: `${input.actor}: the printer ships the order as it was sent, whatever changed in Shopify since` }],
+        }
+      : undefined,
+  );
+  if (!changed) return { kind: 'stale', message: `${name} changed meanwhile; nothing was done.` };
+  await deps.scheduler.syncShopify(input.shop, input.orderId);
+  log(deps, input, 'keep', 'done');
+  return { kind: 'done', message: `${name} is kept as sent: the printer ships what it has.` };
 }
 
 /** A refusal that says what the order still waits for and what ends the wait. */

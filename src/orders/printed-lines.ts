@@ -41,7 +41,7 @@ export function printedLineChanges(link: OrderLink, current: ReadonlyMap<string,
 export function changedAfterSubmissionProblem(link: OrderLink, changes: readonly PrintedLineChange[], cause: string, at: string): Problem {
   const name = link.orderName ?? link.orderId;
   const what = changes
-    .map((c) => `line item ${c.lineItemId.split('/').pop()} (SKU ${c.sku ?? 'none'}): ${c.now === 0 ? `none left of the ${c.sent} sent` : `${c.now} now, ${c.sent} sent`}`)
+    .map((c) => `line item ${c.lineItemId.split('/').pop()} (SKU ${c.sku ?? 'none'}): ${c.sent === 0 ? `${c.now} added, not in the print order` : c.now === 0 ? `none left of the ${c.sent} sent` : `${c.now} now, ${c.sent} sent`}`)
     .join('; ');
   return {
     kind: CHANGED_AFTER_SUBMISSION,

@@ -56,3 +56,29 @@ describe('printed lines changed after submission', () => {
     expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.problems[0]!.message).toMatch(/^A refund after .*none left of the 2 sent/);
   });
 });
+
+describe('keep as sent', () => {
+  it('clears the change from the order, once, and says who decided', async () => {
+    const { keepAsSent } = await import('../../src/bridge/operator-actions.js');
+    const { deps, body } = await submittedOrder();
+    await handleWebhook(deps, job('orders/updated', { ...body, updated_at: '2026-11-21T12:00:00-05:00', line_items: [{ ...body.line_items[0]!, current_quantity: 1 }] }));
+    const actionDeps = { ...deps, failedJobs: { forOrder: async () => [], retry: async () => false } } as never;
+    const input = { shop: SHOP, orderId: body.admin_graphql_api_id, actor: 'operator' };
+    expect(await keepAsSent(actionDeps, input)).toMatchObject({ kind: 'done', message: expect.stringContaining('kept as sent') });
+    const link = await deps.store.get(SHOP, body.admin_graphql_api_id);
+    expect(link!.problems).toEqual([]);
+    expect((await deps.store.history(SHOP, body.admin_graphql_api_id))[0]).toMatchObject({ event: 'kept as sent', source: 'operator' });
+    expect((await keepAsSent(actionDeps, input)).kind).toBe('refused');
+  });
+});
+
+describe('a printed line added by an edit', () => {
+  it('is shown when the mapping prints it: the print order already sent cannot grow', async () => {
+    const { deps, body } = await submittedOrder();
+    const added = { ...body.line_items[0]!, id: 14_000_000_999, admin_graphql_api_id: 'gid://shopify/LineItem/14000000000999', sku: 'POSTER-A2', title: 'Poster', quantity: 1, current_quantity: 1 };
+    await handleWebhook(deps, job('orders/updated', { ...body, updated_at: '2026-11-21T12:00:00-05:00', line_items: [{ ...body.line_items[0]!, current_quantity: 2 }, added] }));
+    const problem = (await deps.store.get(SHOP, body.admin_graphql_api_id))!.problems.find((p) => p.kind === 'changed-after-submission');
+    expect(problem?.message).toContain('line item 14000000000999 (SKU POSTER-A2): 1 added, not in the print order');
+    expect(problem?.message).not.toContain('BOOK-A5');
+  });
+});

@@ -9,7 +9,7 @@ import { isOwnWriteEcho } from '../own-writes.js';
 import type { BridgeDeps } from '../ports.js';
 import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from '../waiting-orders.js';
 import type { WebhookOutcome } from './outcome.js';
-import { currentQuantities, noticePrintedLineChanges } from './printed-lines-changed.js';
+import { addedPrintedLines, currentQuantities, noticePrintedLineChanges } from './printed-lines-changed.js';
 
 /**
  * orders/create, orders/paid, orders/updated and orders/cancelled: one use case, as the four carry the same order body.
@@ -115,7 +115,8 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
       return { kind: 'amend-requested', orderId };
     }
   }
-  if (await noticePrintedLineChanges(deps, link, currentQuantities(order), 'An order edit or refund')) {
+  const current = currentQuantities(order);
+  if (await noticePrintedLineChanges(deps, link, current, 'An order edit or refund', await addedPrintedLines(deps, link, job.body, current))) {
     return { kind: 'recorded', orderId, detail: 'printed lines changed after submission: shown on the order' };
   }
   return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OrderLink } from '../../orders/model.js';
-import { CHANGED_AFTER_SUBMISSION, changedAfterSubmissionProblem, printedLineChanges, sentQuantities } from '../../orders/printed-lines.js';
+import { CHANGED_AFTER_SUBMISSION, changedAfterSubmissionProblem, printedLineChanges, sentQuantities, type PrintedLineChange } from '../../orders/printed-lines.js';
 import { shopifyId } from '../../orders/shopify-order.js';
 import { ofKind, replaceProblems } from '../../orders/transitions.js';
 import { parseJsonLossless } from '../../shopify/json.js';
@@ -33,10 +33,41 @@ export function currentQuantities(order: OrderWebhook): Map<string, number> {
   return out;
 }
 
+/**
+ * Lines an edit added that the store's mapping prints (it would have sent them, had they been there): the print order
+ * already sent cannot grow. Merchant-managed mode only: in service mode an added line comes as a request of its own.
+ * Only asked when the order has a line the print order lacks, so most updates cost no mapping.
+ */
+export async function addedPrintedLines(deps: BridgeDeps, link: OrderLink, body: string, current: ReadonlyMap<string, number>): Promise<PrintedLineChange[]> {
+  if (!PRINTER_AT_WORK.has(link.status) || link.fulfillmentRequest) return [];
+  const sent = sentQuantities(link);
+  if (![...current].some(([id, quantity]) => quantity > 0 && !sent.has(id))) return [];
+  const mapped = await deps.mapping.map(link.shop, body).catch((error: Error) => {
+    deps.logger.warn({ shop: link.shop, orderId: link.orderId, err: error }, 'could not map the edited order to look for added printed lines');
+    return undefined;
+  });
+  if (!mapped?.ok) return [];
+  const added = new Map<string, PrintedLineChange>();
+  for (const shipment of mapped.shipments) {
+    for (const line of shipment.lineItems) {
+      if (sent.has(line.lineItemId)) continue;
+      const known = added.get(line.lineItemId);
+      added.set(line.lineItemId, { lineItemId: line.lineItemId, sku: line.sku, sent: 0, now: (known?.now ?? 0) + line.quantity });
+    }
+  }
+  return [...added.values()];
+}
+
 /** Records the changes of printed lines on the order; nothing when there are none or the printer is done with it. */
-export async function noticePrintedLineChanges(deps: BridgeDeps, link: OrderLink, current: ReadonlyMap<string, number>, cause: string): Promise<boolean> {
+export async function noticePrintedLineChanges(
+  deps: BridgeDeps,
+  link: OrderLink,
+  current: ReadonlyMap<string, number>,
+  cause: string,
+  added: readonly PrintedLineChange[] = [],
+): Promise<boolean> {
   if (!PRINTER_AT_WORK.has(link.status)) return false;
-  const changes = printedLineChanges(link, current);
+  const changes = [...printedLineChanges(link, current), ...added];
   if (changes.length === 0) return false;
   const at = deps.clock().toISOString();
   const { changed } = await deps.store.update(link.shop, link.orderId, (fresh) => {
