@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { postSigned } from './signed-post.js';
 
 /**
  * Shopify's callback to a fulfillment service: `POST <callbackUrl>/fulfillment_order_notification` with
@@ -26,7 +26,7 @@ export interface FulfillmentPing {
 
 export class FulfillmentPings {
   private readonly sent: FulfillmentPing[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   private dropCount = 0;
 
   /** `secret()`: the app's secret, read when a ping is sent (the OAuth app's, else the webhooks'). */
@@ -67,25 +67,6 @@ export class FulfillmentPings {
     } else if (!secret) entry.notSent = 'no app secret';
     if (entry.notSent || url === null || !secret) return;
     const raw = JSON.stringify({ kind });
-    const delivery = fetch(url, {
-      method: 'POST',
-      body: raw,
-      headers: {
-        'content-type': 'application/json',
-        'x-shopify-shop-domain': shop,
-        'x-shopify-hmac-sha256': createHmac('sha256', secret).update(raw, 'utf8').digest('base64'),
-      },
-      signal: AbortSignal.timeout(5_000),
-    }).then(
-      async (res) => {
-        entry.status = res.status;
-        await res.arrayBuffer().catch(() => undefined);
-      },
-      () => {
-        entry.status = 0;
-      },
-    );
-    const tracked = delivery.finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
+    postSigned(url, raw, secret, { 'x-shopify-shop-domain': shop }, entry, this.inFlight);
   }
 }

@@ -1,5 +1,6 @@
 import { DEFAULT_SHOPIFY_API_VERSION } from '../../config.js';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { postSigned } from './signed-post.js';
 import {
   FULFILLMENT_HOLD_REASONS,
   type FulfillmentHoldReason,
@@ -240,7 +241,7 @@ export class StandInWebhooks {
   private target: WebhookTarget | undefined;
   private paused = false;
   private readonly sent: SentWebhook[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(target?: WebhookTarget) {
     this.target = target;
@@ -276,30 +277,20 @@ export class StandInWebhooks {
     const target = this.target;
     if (!target || this.paused) return;
     const raw = JSON.stringify(webhook.body);
-    const delivery = fetch(target.url, {
-      method: 'POST',
-      body: raw,
-      headers: {
-        'content-type': 'application/json',
+    postSigned(
+      target.url,
+      raw,
+      target.secret,
+      {
         'x-shopify-topic': webhook.topic,
         'x-shopify-shop-domain': webhook.shop,
         'x-shopify-webhook-id': entry.webhookId,
         'x-shopify-event-id': randomUUID(),
         'x-shopify-api-version': target.apiVersion ?? DEFAULT_SHOPIFY_API_VERSION,
         'x-shopify-triggered-at': entry.at,
-        'x-shopify-hmac-sha256': createHmac('sha256', target.secret).update(raw, 'utf8').digest('base64'),
       },
-      signal: AbortSignal.timeout(5_000),
-    }).then(
-      async (res) => {
-        entry.status = res.status;
-        await res.arrayBuffer().catch(() => undefined);
-      },
-      () => {
-        entry.status = 0;
-      },
+      entry,
+      this.inFlight,
     );
-    const tracked = delivery.finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
   }
 }
