@@ -1,5 +1,6 @@
 import type { Change } from 'diff';
 import type { MappingVersion } from '../shops/model.js';
+import { saveBar, saveBarAttributes } from './confirm.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
@@ -32,6 +33,7 @@ export function editorPage(ctx: PageContext, data: EditorView): Html {
   const shopField = ctx.viewer.kind === 'operator' ? html`<input type="hidden" name="shop" value="${data.shop}">` : '';
   const form = (action: string, inner: Html) => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
   const previewButton = ctx.embedded ? html`<s-button id="preview-button">Preview my latest orders</s-button>` : html`<button type="button" id="preview-button">Preview my latest orders</button>`;
+  const editorLink = ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {});
   const checks = html`id="mapping-form" data-check="${ctx.link('/admin/mappings/check')}" data-preview="${ctx.link('/admin/mappings/draft-preview')}"`;
   const editor = data.readOnly
     ? html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
@@ -48,13 +50,14 @@ ${banner(ctx, 'info', html`<strong>Read only.</strong> ${data.readOnly} <a href=
     : html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
 <p class="muted small">${data.source} Problems appear at their line as you type; the preview shows what your latest orders would be sent as with the text below (nothing is sent). Saving makes it a new version, used for the next orders.</p>
 ${data.problems?.length ? banner(ctx, 'critical', html`<strong>Not saved: the mapping has problems.</strong><ul class="problems" id="save-problems">${data.problems.map((p) => html`<li>line ${p.line}, column ${p.col}: ${p.message}</li>`)}</ul>`) : ''}
-<form method="post" action="${ctx.link('/admin/mappings/save')}" ${checks}>${ctx.formFields}${shopField}
+<form method="post" action="${ctx.link('/admin/mappings/save')}" ${checks}${saveBarAttributes(ctx, 'mapping-save-bar', data.problems?.length ? { discard: editorLink } : undefined)}>${ctx.formFields}${shopField}
 <label for="mapping-yaml">Mapping (YAML)</label>
 <textarea id="mapping-yaml" name="yaml" rows="28" spellcheck="false" data-editor="yaml">${data.text}</textarea>
 <div id="mapping-problems" class="small" role="status" aria-live="polite"></div>
 ${textField(ctx, { name: 'note', label: 'Note for this version (what changed, why)', value: data.note, maxlength: 500 })}
 <div class="actions" style="margin-top:12px">${submitButton(ctx, 'Save as a new version', { primary: true })}${previewButton}</div>
 </form>
+${saveBar(ctx, 'mapping-save-bar')}
 <div id="draft-preview" aria-live="polite"></div>
 </div>`;
   const versions = html`<div class="card" id="versions"><h2>Versions</h2>

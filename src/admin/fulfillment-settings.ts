@@ -10,6 +10,7 @@ import {
   ShopifyUserError,
 } from '../shopify/admin/errors.js';
 import { ShopNotInstalledError, ShopTokenRefreshError } from '../shopify/sessions.js';
+import { confirmAttributes, type Confirmation, confirmModal } from './confirm.js';
 import { submitButton } from './fields.js';
 import { html, type Html } from './html.js';
 import type { PageContext } from './page-layout.js';
@@ -45,7 +46,15 @@ const CHOICES: Record<FulfillmentMode, { title: string; now: string; what: strin
 };
 
 /** The section; `form(action, inner)` is the page's own form (CSRF field, and the store for an operator). */
-export function fulfillmentSection(ctx: PageContext, mode: FulfillmentMode, form: (action: string, inner: Html) => Html): Html {
+export function fulfillmentSection(ctx: PageContext, mode: FulfillmentMode, form: (action: string, inner: Html, attributes?: Html) => Html): Html {
+  // Back to merchant-managed removes the fulfillment service: inside the admin a modal says what happens first.
+  const back: Confirmation = {
+    id: 'confirm-merchant-fulfillment',
+    title: "Remove print-bridge's fulfillment service",
+    body: html`<p>print-bridge removes its fulfillment service from your store. Its location and your stock there stay yours; fulfillment requests not yet answered stay for you to fulfil, and print-bridge no longer prints them. From then on print-bridge sends every paid order from the mapping again.</p>`,
+    action: 'Remove the fulfillment service',
+    field: { name: 'confirm', value: 'yes' },
+  };
   const choice = (option: FulfillmentMode) => {
     const { title, what } = CHOICES[option];
     const current = option === mode;
@@ -53,10 +62,11 @@ export function fulfillmentSection(ctx: PageContext, mode: FulfillmentMode, form
       ? html`<p class="small"><strong>This is how your store works now.</strong></p>`
       : option === 'service'
         ? form('/admin/settings/fulfillment', html`<input type="hidden" name="mode" value="service"><div style="margin-top:8px">${submitButton(ctx, 'Make print-bridge my fulfillment service')}</div>`)
-        : form(
+        : html`${form(
             '/admin/settings/fulfillment',
             html`<input type="hidden" name="mode" value="merchant"><label class="inline"><input type="checkbox" name="confirm" value="yes" required> Remove print-bridge's fulfillment service. Its location and your stock there stay yours; requests not yet answered stay for you to fulfil, and print-bridge no longer prints them.</label><div style="margin-top:8px">${submitButton(ctx, 'Let print-bridge fulfil my orders', { tone: 'critical' })}</div>`,
-          );
+            confirmAttributes(ctx, back),
+          )}${confirmModal(ctx, back)}`;
     return html`<li data-mode="${option}" data-current="${String(current)}"><strong>${title}</strong>
 <div class="small">${what} <span class="muted doc-ref">More: <cite>${FULFILLMENT_DOC[option].file}</cite>, section “${FULFILLMENT_DOC[option].section}”.</span></div>${action}</li>`;
   };

@@ -1,6 +1,7 @@
 import type { OrderLink, Problem } from '../orders/model.js';
 import type { OrderStatus } from '../orders/status.js';
 import { html, type Html } from './html.js';
+import { confirmAttributes, type Confirmation, confirmModal } from './confirm.js';
 import { submitButton } from './fields.js';
 import { formatTime, linkButton, type PageContext } from './page-layout.js';
 
@@ -96,15 +97,23 @@ export interface OrderActionsAllowed {
 
 export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderActionsAllowed, back?: string): Html {
   const base = orderPath(link);
-  const form = (action: string, label: string, options: Parameters<typeof submitButton>[2]) =>
-    html`<form method="post" action="${ctx.link(`${base}/${action}`)}">${ctx.formFields}<input type="hidden" name="version" value="${link.version}">${
+  // Cancelling cannot be undone: inside the Shopify admin an App Bridge modal says what happens first ("Keep" does nothing).
+  const cancel: Confirmation = {
+    id: `cancel-${base}`,
+    title: `Cancel order ${link.orderName ?? ''}`.trim(),
+    body: html`<p>print-bridge asks the print service to cancel this order and stops sending it: nothing more of it is printed or shipped by print-bridge. This cannot be undone; the order itself stays in Shopify.</p>`,
+    action: 'Cancel order',
+    keep: 'Keep',
+  };
+  const form = (action: string, label: string, options: Parameters<typeof submitButton>[2], confirmation?: Confirmation) =>
+    html`<form method="post" action="${ctx.link(`${base}/${action}`)}"${confirmation ? confirmAttributes(ctx, confirmation) : ''}>${ctx.formFields}<input type="hidden" name="version" value="${link.version}">${
       back ? html`<input type="hidden" name="back" value="${back}">` : ''
-    }${submitButton(ctx, label, options)}</form>`;
+    }${submitButton(ctx, label, options)}</form>${confirmation ? confirmModal(ctx, confirmation) : ''}`;
   const buttons = [
     allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', { primary: true }) : '',
     allowed.retry ? form('retry', 'Retry', {}) : '',
     allowed.keep ? form('keep', 'Keep as sent', {}) : '',
-    allowed.cancel ? form('cancel', 'Cancel order', { tone: 'critical' }) : '',
+    allowed.cancel ? form('cancel', 'Cancel order', { tone: 'critical' }, cancel) : '',
   ];
   return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;
 }

@@ -49,17 +49,17 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
     const input = printAccountInput.safeParse(bodyOf(req));
     if (!input.success) {
       const message = input.error.issues.map((i) => `${fieldLabel(String(i.path[0]))}: ${i.message}`).join('; ');
-      return respond.redirect(res, viewer, '/admin/settings', { tone: 'critical', message: `Nothing was saved. ${message}` }, shopQuery(viewer, shop));
+      // The page again with what was typed (never the secrets) and why: nothing is lost but the secrets, and it says so.
+      return showSettings(req, res, viewer, shop, { input: typedValues(bodyOf(req)), refused: `${message}.` });
     }
     const outcome = await connectPrintAccount(setup.deps, shop, input.data);
     deps.logger.info({ action: 'print-account', shop, saved: outcome.kind === 'saved', by: actorOf(viewer) }, 'print account set');
+    if (outcome.kind !== 'saved') return showSettings(req, res, viewer, shop, { input: typedValues(bodyOf(req)), refused: outcome.check.message });
     respond.redirect(
       res,
       viewer,
       '/admin/settings',
-      outcome.kind === 'saved'
-        ? { tone: 'success', message: `Saved. ${outcome.check?.message ?? ''} ${outcome.setup.mode === 'test' ? 'Your store is in test mode: orders are checked, not created, until you go live.' : ''}`.trim() }
-        : { tone: 'critical', message: `Nothing was saved: ${outcome.check.message}` },
+      { tone: 'success', message: `Saved. ${outcome.check?.message ?? ''} ${outcome.setup.mode === 'test' ? 'Your store is in test mode: orders are checked, not created, until you go live.' : ''}`.trim() },
       shopQuery(viewer, shop),
     );
   });
@@ -131,7 +131,7 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
 
   if (setup.fulfillmentMode) addFulfillmentRoute(router, ctx, setup.fulfillmentMode);
 
-  async function showSettings(req: Request, res: Response, viewer: Viewer, shop: string): Promise<void> {
+  async function showSettings(req: Request, res: Response, viewer: Viewer, shop: string, typed: { input?: Record<string, string>; refused?: string } = {}): Promise<void> {
     const [checklist, problems] = await Promise.all([onboardingChecklist(setup.deps, shop), ctx.problemCount(viewer)]);
     // A store on its own account has its own address (made on first view); one on the app's uses the operator's.
     const postback = checklist.setup.printAccount || (await setup.settings.hasPostbackToken(shop)) ? await postbackSetup(setup.deps, shop) : undefined;
@@ -145,6 +145,7 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
         postback,
         problems,
         fulfillment: setup.fulfillmentMode ? checklist.setup.fulfillment : undefined,
+        ...typed,
       }),
     );
   }
@@ -152,6 +153,13 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
 
 function bodyOf(req: Request): Record<string, unknown> {
   return (req.body as Record<string, unknown> | undefined) ?? {};
+}
+
+/** The print account form as typed, without the secrets (the page never sends them back). */
+function typedValues(body: Record<string, unknown>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ['baseUrl', 'ordersUrl', 'sourceAccount', 'destination']) if (typeof body[name] === 'string') kept[name] = body[name];
+  return kept;
 }
 
 function fieldLabel(name: string): string {

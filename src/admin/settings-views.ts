@@ -1,5 +1,6 @@
 import type { FulfillmentMode, ShopSetup } from '../shops/model.js';
 import type { ChecklistItem } from '../shops/setup.js';
+import { confirmAttributes, type Confirmation, confirmModal, saveBar, saveBarAttributes } from './confirm.js';
 import { fulfillmentSection } from './fulfillment-settings.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
@@ -17,6 +18,8 @@ export interface SettingsView {
   postback: { url: string; triggers: { event: string; url: string; method: string; headers: Record<string, string>; template: string }[] } | undefined;
   /** Form values to keep after a refused save (never the secret). */
   input?: Record<string, string | undefined>;
+  /** Why the print account form was refused: shown beside the form, which keeps `input`. */
+  refused?: string;
   problems: number;
   /** The store's fulfillment mode; undefined when the app cannot change it here (no section then). */
   fulfillment?: FulfillmentMode;
@@ -26,7 +29,24 @@ export function settingsPage(ctx: PageContext, data: SettingsView): Html {
   const { setup } = data;
   const own = setup.printAccount;
   const shopField = ctx.viewer.kind === 'operator' ? html`<input type="hidden" name="shop" value="${data.shop}">` : '';
-  const form = (action: string, inner: Html | string): Html => html`<form method="post" action="${ctx.link(action)}">${ctx.formFields}${shopField}${inner}</form>`;
+  const form = (action: string, inner: Html | string, attributes: Html | string = ''): Html =>
+    html`<form method="post" action="${ctx.link(action)}"${attributes}>${ctx.formFields}${shopField}${inner}</form>`;
+  // Going live and a new postback address cannot be taken back: inside the admin a modal says what happens first.
+  const goLive: Confirmation = {
+    id: 'confirm-go-live',
+    title: 'Go live',
+    body: html`<p>From now on every paid order is created at your print service, printed and shipped (and billed by your print service). The test orders waiting below are sent now, once each. Orders already sent stay sent if you go back to test mode later.</p>`,
+    action: 'Go live',
+    field: { name: 'confirm', value: 'yes' },
+  };
+  const rotate: Confirmation = {
+    id: 'confirm-new-postback-address',
+    title: 'Issue a new postback address',
+    body: html`<p>A new address replaces the one below. The current one keeps working for 24 hours only: change the triggers at your print service before then, or its updates (received, shipped, tracking) stop reaching print-bridge.</p>`,
+    action: 'Issue a new address',
+    field: { name: 'confirm', value: 'yes' },
+  };
+  const settingsLink = ctx.link('/admin/settings', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {});
   const modeBadge = (mode: string) =>
     ctx.embedded ? html`<s-badge tone="${mode === 'live' ? 'success' : 'attention'}">${mode} mode</s-badge>` : html`<span class="badge ${mode === 'live' ? 'success' : 'attention'}">${mode} mode</span>`;
 
@@ -39,10 +59,11 @@ ${
 ${
   setup.mode === 'test'
     ? data.checklist.ready
-      ? form(
+      ? html`${form(
           '/admin/settings/mode',
           html`<input type="hidden" name="mode" value="live"><label class="inline"><input type="checkbox" name="confirm" value="yes" required> I want orders created at the print service from now on (and the test orders waiting below sent, once each).</label>${submitButton(ctx, 'Go live', { primary: true })}`,
-        )
+          confirmAttributes(ctx, goLive),
+        )}${confirmModal(ctx, goLive)}`
       : html`<p class="muted">Go live is possible once every step above is done. Until then orders are mapped and checked by the print service, and nothing is created.</p>`
     : form('/admin/settings/mode', html`<input type="hidden" name="mode" value="test"><p class="muted">Live: orders are created at the print service.</p>${submitButton(ctx, 'Back to test mode')}`)
 }`
@@ -57,6 +78,7 @@ ${own ? html`<div class="actions" style="margin-top:12px">${form('/admin/setting
 ${ctx.viewer.kind === 'shop' ? html`<p class="muted small" id="account-remove-note">On the app's account the app's mapping serves your store and the mapping editor is read only; the versions you saved are kept for when you connect an account of your own again.</p>` : ''}` : ''}
 <h3>${own ? 'Replace the account' : 'Connect your account'}</h3>
 <p class="muted small">From your print service's account settings. The secret key signs every request; it is stored encrypted and never shown again. Saving makes one signed call first and tells you what the print service answered.</p>
+${data.refused ? banner(ctx, 'critical', html`<strong>Nothing was saved.</strong> ${data.refused} The values you typed are below; enter the access token and secret key again (they are never sent back to the page).`, ' id="account-refused" role="alert"') : ''}
 ${form(
   '/admin/settings/account',
   html`${textField(ctx, { kind: 'url', name: 'baseUrl', label: 'Base URL', value: data.input?.baseUrl ?? own?.baseUrl, placeholder: 'https://orders.example-print.com/api' })}
@@ -66,7 +88,8 @@ ${textField(ctx, { kind: 'password', name: 'secret', label: 'Secret key', value:
 ${textField(ctx, { name: 'sourceAccount', label: 'Source account name', value: data.input?.sourceAccount ?? own?.sourceAccount })}
 ${textField(ctx, { name: 'destination', label: 'Destination (printer) account, optional', value: data.input?.destination ?? own?.destination })}
 <div style="margin-top:12px">${submitButton(ctx, 'Save and test', { primary: true })}</div>`,
-)}</div>`;
+  saveBarAttributes(ctx, 'account-save-bar', data.refused ? { discard: settingsLink } : undefined),
+)}${saveBar(ctx, 'account-save-bar')}</div>`;
 
   const fulfillment = data.fulfillment ? fulfillmentSection(ctx, data.fulfillment, form) : '';
 
@@ -74,7 +97,7 @@ ${textField(ctx, { name: 'destination', label: 'Destination (printer) account, o
     ? html`<div class="card" id="postback"><h2>Postback address</h2>
 <p>Your print service tells print-bridge what happens to each order (received, print ready, shipped with tracking, errors) by calling this address. In your print service, add one trigger per event below: method <code>POST</code>, header <code>Content-Type: application/json</code>, this URL, and the event's template as the body. The address only acts on this store's orders.</p>
 <pre class="mono" id="postback-url">${data.postback.url}</pre>
-${form('/admin/settings/postback/rotate', html`<label class="inline"><input type="checkbox" name="confirm" value="yes" required> Issue a new address (the current one keeps working for 24 hours while you change the triggers)</label>${submitButton(ctx, 'New address')}`)}
+${form('/admin/settings/postback/rotate', html`<label class="inline"><input type="checkbox" name="confirm" value="yes" required> Issue a new address (the current one keeps working for 24 hours while you change the triggers)</label>${submitButton(ctx, 'New address')}`, confirmAttributes(ctx, rotate))}${confirmModal(ctx, rotate)}
 <h3>Trigger templates</h3>
 ${data.postback.triggers.map((t) => html`<h3 class="small">${t.event}</h3><pre class="mono">${t.template}</pre>`)}
 </div>`

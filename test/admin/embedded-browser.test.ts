@@ -84,8 +84,10 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     await page.screenshot({ path: join(SHOTS, 'embedded-order.png'), fullPage: true });
 
     // An action: a Polaris button in a POST form, sent with App Bridge's bearer token; the answer says where to go.
+    // Cancelling asks first in App Bridge's modal (test/admin/app-bridge-browser.test.ts has the rest).
     await page.getByRole('button', { name: 'Cancel order' }).click();
-    await page.locator('s-banner[tone]').first().waitFor();
+    await page.locator('[data-admin="modal"]').getByRole('button', { name: 'Cancel order' }).click();
+    await page.waitForURL((url) => url.searchParams.has('flash'));
     const post = requests.find((r) => r.method === 'POST' && r.url.includes('/cancel'))!;
     expect(post.authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
     expect(new URL(post.url).searchParams.has('id_token')).toBe(false);

@@ -40,21 +40,28 @@ describe.skipIf(!existsSync(CHROMIUM))('the fulfillment mode on the Settings pag
     await page.screenshot({ path: join(SHOTS, 'settings-fulfillment-merchant.png'), fullPage: true });
 
     await section().getByRole('button', { name: 'Make print-bridge my fulfillment service' }).click();
-    await page.locator('#flash[tone="success"]', { hasText: 'is in fulfillment-service mode' }).waitFor();
+    await page.locator('[data-admin="toast"]', { hasText: 'is in fulfillment-service mode' }).waitFor();
     expect(await page.locator('#fulfillment-now').innerText()).toContain('print-bridge is your fulfillment service');
     expect(h.standIn.listFulfillmentServices(SHOP)).toHaveLength(1);
     expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('service');
     await page.screenshot({ path: join(SHOTS, 'settings-fulfillment-service.png'), fullPage: true });
 
-    // Unticked, the browser does not send the form.
+    // Inside the admin an App Bridge modal says what going back does (the confirm box is for pages without the script);
+    // Cancel sends nothing.
     const back = section().getByRole('button', { name: 'Let print-bridge fulfil my orders' });
+    expect(await section().getByRole('checkbox').isVisible()).toBe(false);
+    const modal = page.locator('[data-admin="modal"]');
     await back.click();
+    await modal.getByRole('button', { name: 'Cancel' }).click();
+    await modal.waitFor({ state: 'detached' });
     await page.waitForTimeout(300);
     expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('service');
 
-    await section().getByRole('checkbox').check();
     await back.click();
-    await page.locator('#flash[tone="success"]', { hasText: 'is merchant-managed again' }).waitFor();
+    expect(await modal.innerText()).toContain('fulfillment requests not yet answered stay for you to fulfil');
+    await page.screenshot({ path: join(SHOTS, 'settings-fulfillment-modal.png'), fullPage: true });
+    await modal.getByRole('button', { name: 'Remove the fulfillment service' }).click();
+    await page.locator('[data-admin="toast"]', { hasText: 'is merchant-managed again' }).waitFor();
     expect(await page.locator('#fulfillment-now').innerText()).toContain('print-bridge fulfils your orders');
     expect(h.standIn.listFulfillmentServices(SHOP)).toEqual([]);
   }, 60_000);

@@ -25,6 +25,8 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
   let page: Page;
   const host = Buffer.from(`admin.shopify.com/store/${SHOP.split('.')[0]}`).toString('base64url');
   const open = (path: string) => page.goto(`${h.runtime.url}${path}${path.includes('?') ? '&' : '?'}embedded=1&shop=${SHOP}&host=${host}&id_token=${signSessionToken({ apiKey: 'test-key', apiSecret: SHOPIFY_SECRET }, SHOP)}`);
+  // A success is App Bridge's toast (the banner only without the script).
+  const toast = (text: string) => page.locator('[data-admin="toast"]', { hasText: text });
   const sendOrder = async (sku: string) => {
     const body = orderBody([{ sku }]);
     h.standIn.seedOrder(SHOP, body);
@@ -64,12 +66,12 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
       await page.getByRole('button', { name: 'Save and test' }).click();
     };
     await fill('a-wrong-secret');
-    await page.locator('#flash[tone="critical"]').waitFor();
-    expect(await page.locator('#flash').innerText()).toMatch(/Nothing was saved: .*signature did not match.*secret key is wrong/);
+    await page.locator('#account-refused').waitFor();
+    expect(await page.locator('#account-refused').innerText()).toMatch(/Nothing was saved\.[\s\S]*signature did not match.*secret key is wrong/);
     await page.screenshot({ path: join(SHOTS, 'settings-refused.png'), fullPage: true });
 
     await fill('merchant-secret-42');
-    await page.locator('#flash[tone="success"]').waitFor();
+    await toast('Saved.').waitFor();
     expect(await page.locator('#account-check').innerText()).toMatch(/Connection works/);
     const items = () => page.locator('ol.checklist li').evaluateAll((lis) => lis.map((li) => `${li.querySelector('strong')?.textContent}: ${li.getAttribute('data-done')}`));
     expect(await items()).toEqual([
@@ -97,11 +99,13 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
 
     await open('/admin/settings');
     await page.getByRole('button', { name: 'Go live' }).waitFor();
-    await page.locator('#checklist').getByRole('checkbox').check();
     await page.screenshot({ path: join(SHOTS, 'settings-checklist-done.png'), fullPage: true });
+    // Inside the admin the confirm box is App Bridge's modal, which says what going live does.
     await page.getByRole('button', { name: 'Go live' }).click();
-    await page.locator('#flash[tone="success"]').waitFor();
-    expect(await page.locator('#flash').innerText()).toContain('Your store is live');
+    await page.locator('[data-admin="modal"]', { hasText: 'every paid order is created at your print service' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'settings-go-live-modal.png'), fullPage: true });
+    await page.locator('[data-admin="modal"]').getByRole('button', { name: 'Go live' }).click();
+    await toast('Your store is live').waitFor();
     // The test order goes out now, once, on the merchant's own account.
     expect(await printedSku(tested)).toEqual({ account: 'merchant-brand', sku: 'PRINT-T1' });
     expect(emulatorOrders(h.emulator, (await h.runtime.store.get(SHOP, tested.admin_graphql_api_id))!.sourceOrderId!)).toHaveLength(1);
@@ -139,7 +143,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
 
     await page.getByLabel('Note for this version (what changed, why)').fill('ED1 prefix');
     await page.getByRole('button', { name: 'Save as a new version' }).click();
-    await page.locator('#flash[tone="success"]').waitFor();
+    await toast('Saved as version 1').waitFor();
     expect(await page.locator('#versions').innerText()).toMatch(/1\s+current/);
     expect((await printedSku(await sendOrder('PRINT-E1'))).sku).toBe('ED1-PRINT-E1');
 
@@ -158,7 +162,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     await page.screenshot({ path: join(SHOTS, 'editor-diff.png'), fullPage: true });
     await page.getByRole('link', { name: 'Back to the editor' }).click();
     await page.getByRole('button', { name: 'Use version 1 again' }).click();
-    await page.locator('#flash[tone="success"]').waitFor();
+    await toast('Version 1 is your mapping again').waitFor();
     expect(await page.locator('[data-version="1"]').innerText()).toContain('current');
     expect((await printedSku(await sendOrder('PRINT-E3'))).sku).toBe('ED1-PRINT-E3');
     await page.screenshot({ path: join(SHOTS, 'editor-versions.png'), fullPage: true });

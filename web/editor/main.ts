@@ -106,6 +106,7 @@ function start(): void {
     { delay: 300 },
   );
 
+  let discarding = false;
   const view = new EditorView({
     doc: textarea.value,
     extensions: [
@@ -116,13 +117,24 @@ function start(): void {
       EditorView.lineWrapping,
       EditorView.updateListener.of((update) => {
         // The textarea stays the form's value: saving is an ordinary form post.
-        if (update.docChanged) textarea.value = update.state.doc.toString();
+        if (!update.docChanged) return;
+        textarea.value = update.state.doc.toString();
+        // An edit is an input of the form (the embedded pages' save bar shows), not the save bar's own Discard.
+        if (!discarding) textarea.dispatchEvent(new Event('input', { bubbles: true }));
       }),
       EditorView.contentAttributes.of({ 'aria-label': 'Mapping (YAML)' }),
       // A merchant on the operator's print account sees the mapping that serves the store but cannot change it.
       EditorView.editable.of(!textarea.readOnly),
     ],
   });
+  // The save bar's Discard resets the form: the editor shows the text as it was loaded again.
+  form.addEventListener('reset', () =>
+    setTimeout(() => {
+      discarding = true;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: textarea.defaultValue } });
+      discarding = false;
+    }),
+  );
   textarea.style.display = 'none';
   textarea.after(view.dom);
   (window as unknown as { mappingEditor: EditorView }).mappingEditor = view;
