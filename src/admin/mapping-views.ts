@@ -1,6 +1,7 @@
 import { html, type Html } from './html.js';
 import { dataTable, submitButton, textArea, textField } from './fields.js';
 import { banner, layout, type PageContext } from './page-layout.js';
+import { asRecorded, merchantWords } from './merchant-words.js';
 
 export interface MappingsView {
   files: { file: string; shops: readonly string[]; destination?: string }[];
@@ -16,6 +17,8 @@ export function mappingsPage(
   ctx: PageContext,
   data: MappingsView & { preview?: PreviewResult; input?: { orderId?: string; body?: string; shop?: string }; problems_count: number },
 ): Html {
+  // A merchant reads the preview's problems without JSON paths or line item ids (merchant-words.ts).
+  const words = ctx.viewer.kind === 'shop' ? merchantWords : asRecorded;
   const body = html`<div class="card"><h2>Mapping files in use</h2>
 ${
   data.files.length === 0
@@ -40,9 +43,9 @@ ${
   data.preview
     ? data.preview.ok
       ? html`<h3>Print order${data.preview.file ? html` (from ${data.preview.file} for ${data.preview.shop})` : ''}</h3>${
-          data.preview.notes.length ? html`<ul class="problems">${data.preview.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''
+          data.preview.notes.length ? html`<ul class="problems">${data.preview.notes.map((n) => html`<li>${words(n)}</li>`)}</ul>` : ''
         }<pre id="preview-result">${JSON.stringify(data.preview.order, null, 2)}</pre>`
-      : html`<h3>It cannot be mapped${data.preview.shop ? html` for ${data.preview.shop}` : ''}</h3><div class="banner critical" id="preview-result"><ul class="problems">${data.preview.problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
+      : html`<h3>It cannot be mapped${data.preview.shop ? html` for ${data.preview.shop}` : ''}</h3><div class="banner critical" id="preview-result"><ul class="problems">${data.preview.problems.map((p) => html`<li>${words(p)}</li>`)}</ul></div>`
     : ''
 }
 </div>`;

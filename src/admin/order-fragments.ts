@@ -118,12 +118,13 @@ export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderA
   return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;
 }
 
-export function problemList(problems: readonly Problem[]): Html {
+/** The order's problems under their headlines; `words` translates what was recorded (merchant-words.ts). */
+export function problemList(problems: readonly Problem[], words: (text: string | undefined) => string = (t) => t ?? ''): Html {
   const byKind = new Map<string, Problem[]>();
   for (const p of problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p]);
   return html`${[...byKind].map(
     ([kind, list]) => html`<h3>${PROBLEM_HEADLINE[kind] ?? kind}</h3><ul class="problems">${list.map(
-      (p) => html`<li>${p.subject ? html`<strong>${p.subject}</strong>: ` : ''}${p.message} <span class="muted small">(${formatTime(p.at)})</span></li>`,
+      (p) => html`<li>${p.subject ? html`<strong>${words(p.subject)}</strong>: ` : ''}${words(p.message)} <span class="muted small">(${formatTime(p.at)})</span></li>`,
     )}</ul>`,
   )}`;
 }

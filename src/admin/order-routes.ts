@@ -18,6 +18,7 @@ import { isCurrentFailure } from './failed-jobs.js';
 import type { AdminContext } from './router.js';
 import { actorOf, scopeOf, type Viewer } from './viewer.js';
 import { orderPage, ordersPage, problemsPage } from './order-views.js';
+import { orderLinesOf } from './merchant-words.js';
 
 /** The order list, one order with its actions, and the problems page. */
 
@@ -76,6 +77,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
         all,
         problems,
         connectUrl,
+        tracking: deps.tracking,
       }),
     );
   });
@@ -85,10 +87,12 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
     const target = orderTarget(req.params, viewer);
     const link = target && (await deps.store.get(target.shop, target.orderId));
     if (!target || !link) return respond.notFound(res, viewer);
-    const [history, allFailed, problems] = await Promise.all([
+    const [history, allFailed, problems, stored] = await Promise.all([
       deps.store.history(link.shop, link.orderId),
       deps.failedJobs.forOrder(link.shop, link.orderId),
       ctx.problemCount(viewer),
+      // A merchant's page names line items by their place in the order (line item 2), read from the kept body.
+      scopeOf(viewer) ? deps.store.getOrderBody(link.shop, link.orderId).catch(() => undefined) : undefined,
     ]);
     const failedJobs = allFailed.filter((j) => isCurrentFailure(j, link));
     const allowed = {
@@ -99,7 +103,8 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
       cancel: !['cancelled', 'shipped', 'partially-shipped'].includes(link.status),
       keep: link.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION),
     };
-    respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems }));
+    const lines = orderLinesOf(stored?.body);
+    respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems, lines, tracking: deps.tracking }));
   });
 
   router.post('/admin/orders/:shop/:order/:action', async (req, res) => {

@@ -5,16 +5,24 @@ import { html, type Html, trusted } from './html.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { banner, formatTime, layout, linkButton, type PageContext } from './page-layout.js';
 import { actionButtons, orderPath, problemList, statusBadge, waitLinks, waitNote, type OrderActionsAllowed } from './order-fragments.js';
+import type { TrackingLookup } from '../bridge/ports.js';
+import { actorWords, asRecorded, jobWords, type OrderLine, orderWords, SOURCE_WORDS, topicWords, type Words } from './merchant-words.js';
+import { fulfillmentRequestCard, isMerchant, shipmentBadge, shipmentLabel, shipmentState, shopifyOrderLink, testRunCard, trackingText } from './order-sections.js';
 
-function shipmentsCell(link: OrderLink): Html {
+function shipmentsCell(ctx: PageContext, link: OrderLink, tracking?: TrackingLookup): Html {
   if (link.shipments.length === 0) return html`<span class="muted">—</span>`;
   // One wrapper: at phone width the cell is a two-column grid (label, content).
-  return html`<div>${link.shipments.map(
-    (s) =>
-      html`<div>#${s.index} ${s.status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${s.status}</span>`}${
-        s.trackingNumber ? html` <span class="mono nowrap">${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>` : ''
-      }${!s.fulfillmentId && s.waitingForRelease ? html` <span class="badge attention">fulfillment on hold in Shopify</span>` : ''}</div>`,
-  )}</div>`;
+  return html`<div>${link.shipments.map((s) => {
+    const number = trackingText(ctx, link.shop, s, tracking);
+    return html`<div>${shipmentLabel(ctx, s)} ${shipmentBadge(ctx, shipmentState(link, s))}${number ? html` ${number}` : ''}${
+      !s.fulfillmentId && s.waitingForRelease ? html` <span class="badge attention">fulfillment on hold in Shopify</span>` : ''
+    }</div>`;
+  })}</div>`;
+}
+
+/** An order as a merchant names it: its name, else its number in Shopify (never the gid). */
+function orderLabel(ctx: PageContext, l: OrderLink): string {
+  return l.orderName ?? (isMerchant(ctx) ? `Order ${l.orderId.slice(l.orderId.lastIndexOf('/') + 1)}` : l.orderId);
 }
 
 export interface OrderFilters {
@@ -42,8 +50,11 @@ export function ordersPage(
     problems: number;
     /** Set when the app has no Admin API access to the viewer's shop yet: where to install it. */
     connectUrl?: string;
+    /** The mapping's carrier names (merchant pages show the company, not the printer's code). */
+    tracking?: TrackingLookup;
   },
 ): Html {
+  const merchant = isMerchant(ctx);
   const { filters } = data;
   const keep = { shop: filters.shop, from: filters.from, to: filters.to, q: filters.q };
   const tabs = html`<nav class="tabs" aria-label="Filter by status">
@@ -63,16 +74,19 @@ ${ctx.viewer.kind === 'operator' ? html`<div>${textField(ctx, { name: 'shop', la
 ${submitButton(ctx, 'Search')}
 ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.link('/admin', { status: filters.status }), 'Clear') : ''}
 </form>`;
+  // One store's page (a merchant's) has no Shop column.
   const cells = (l: OrderLink): Html[] => [
-    html`<a href="${ctx.link(orderPath(l))}">${l.orderName ?? l.orderId}</a>`,
-    html`${l.shop}`,
+    html`<a href="${ctx.link(orderPath(l))}">${orderLabel(ctx, l)}</a>`,
+    ...(merchant ? [] : [html`${l.shop}`]),
     html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(l)}`,
     html`<span class="mono">${l.sourceOrderId ?? '—'}</span>`,
     html`<span class="mono">${l.printOrderId ?? '—'}</span>`,
-    shipmentsCell(l),
+    shipmentsCell(ctx, l, data.tracking),
     html`<span class="small muted">${formatTime(l.updatedAt)}</span>`,
   ];
-  const headings = ['Order', 'Shop', 'Status', 'sourceOrderId', 'Print _id', 'Shipments and tracking', 'Updated'];
+  const headings = merchant
+    ? ['Order', 'Status', 'Print reference', "Printer's order id", 'Shipments and tracking', 'Updated']
+    : ['Order', 'Shop', 'Status', 'sourceOrderId', 'Print _id', 'Shipments and tracking', 'Updated'];
   // Inside the Shopify admin a Polaris table; elsewhere the app's own, which stacks into cards at phone width.
   const table = dataTable(ctx, headings, data.links.map((l) => ({ cells: cells(l) })));
   // OAuth cannot run inside the Shopify admin iframe: the link opens at the top level.
@@ -84,7 +98,7 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
 <div class="card flush">
 ${
   data.links.length === 0
-    ? html`<p style="padding:16px" class="muted">No orders${filters.status ? html` in ${filters.status}` : ''}${filtered ? ' match the search' : ' yet'}.</p>`
+    ? emptyOrders(ctx, filters, filtered)
     : table
 }
 <div class="pager"><span class="muted">${data.links.length} order(s) on this page, last changed first</span>
@@ -95,54 +109,86 @@ ${
   return layout(ctx, 'Orders', 'orders', body, { problems: data.problems });
 }
 
+/** No orders: what to do next. A merchant with no order at all is told how the first one arrives. */
+function emptyOrders(ctx: PageContext, filters: OrderFilters, filtered: boolean): Html {
+  const none = html`No orders${filters.status ? html` in ${filters.status}` : ''}${filtered ? ' match the search' : ' yet'}.`;
+  if (filtered || filters.status) return html`<p style="padding:16px" class="muted" id="no-orders">${none} ${linkButton(ctx, ctx.link('/admin'), 'Show all orders')}</p>`;
+  if (!isMerchant(ctx)) return html`<p style="padding:16px" class="muted" id="no-orders">${none}</p>`;
+  return html`<div style="padding:16px" id="no-orders"><p><strong>${none}</strong></p>
+<p>An order shows here as soon as it is placed in your store. To send a test order, place an order in your store for a product your mapping prints (a draft order marked as paid will do) and watch it appear here with its status.${
+    ctx.setup ? html` The <a href="${ctx.link('/admin/settings')}">Settings</a> checklist shows what is still needed before orders go to the printer.` : ''
+  }</p></div>`;
+}
+
 export function orderPage(
   ctx: PageContext,
-  data: { link: OrderLink; history: HistoryEntry[]; allowed: OrderActionsAllowed; failedJobs: { queue: string; name: string; failedReason: string }[]; problems: number },
+  data: {
+    link: OrderLink;
+    history: HistoryEntry[];
+    allowed: OrderActionsAllowed;
+    failedJobs: { queue: string; name: string; failedReason: string }[];
+    problems: number;
+    /** The Shopify order's line items in order (from its stored body), to name lines as the merchant counts them. */
+    lines?: OrderLine[];
+    tracking?: TrackingLookup;
+  },
 ): Html {
   const l = data.link;
+  const merchant = isMerchant(ctx);
+  const tracking = data.tracking;
+  const company = tracking ? (code: string) => tracking(l.shop, code, '').company : undefined;
+  const words = merchant ? orderWords(l, data.lines, company) : Object.assign(asRecorded, { line: (gid: string) => gid, request: (gid: string) => gid });
+  const detailOf = (h: HistoryEntry) => (merchant ? words(actorWords(h.detail ?? '', l.shop)).trim() : h.detail);
   const body = html`<div class="card">
 <div class="actions" style="margin-bottom:12px">${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(l)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
 <dl class="facts">
-<dt>Shop</dt><dd>${l.shop}</dd>
-<dt>Shopify order</dt><dd class="mono">${l.orderId}</dd>
-<dt>sourceOrderId</dt><dd class="mono">${l.sourceOrderId ?? '—'}</dd>
-<dt>Print _id</dt><dd class="mono">${l.printOrderId ?? '—'}</dd>
-<dt>Submissions sent</dt><dd>${l.submitAttempts}</dd>
+${merchant ? '' : html`<dt>Shop</dt><dd>${l.shop}</dd>`}
+<dt>Shopify order</dt><dd>${merchant ? orderLabel(ctx, l) : html`<span class="mono">${l.orderId}</span>`} ${shopifyOrderLink(ctx, l)}</dd>
+<dt>${merchant ? 'Print reference' : 'sourceOrderId'}</dt><dd class="mono">${l.sourceOrderId ?? '—'}</dd>
+<dt>${merchant ? "Printer's order id" : 'Print _id'}</dt><dd class="mono">${l.printOrderId ?? '—'}</dd>
+<dt>${merchant ? 'Times sent to the printer' : 'Submissions sent'}</dt><dd>${l.submitAttempts}</dd>
 ${l.submitAfter ? html`<dt>Hold window ends</dt><dd>${formatTime(l.submitAfter)}</dd>` : ''}
-${l.cancelRequested ? html`<dt>Cancellation</dt><dd>requested by ${l.cancelRequested.by} at ${formatTime(l.cancelRequested.at)}</dd>` : ''}
-${l.status === 'not-printed' && l.notPrintedReason ? html`<dt>Not printed</dt><dd id="not-printed-reason">${l.notPrintedReason}</dd>` : ''}
-${l.topics && Object.keys(l.topics).length > 0 ? html`<dt>Webhooks received</dt><dd>${Object.entries(l.topics).map(([topic, at]) => html`<div>${topic} <span class="muted small">${formatTime(at)}</span></div>`)}</dd>` : ''}
+${l.cancelRequested ? html`<dt>Cancellation</dt><dd>requested ${merchant ? CANCELLED_BY[l.cancelRequested.by] : `by ${l.cancelRequested.by}`} at ${formatTime(l.cancelRequested.at)}</dd>` : ''}
+${l.status === 'not-printed' && l.notPrintedReason ? html`<dt>Not printed</dt><dd id="not-printed-reason">${words(l.notPrintedReason)}</dd>` : ''}
+${
+  l.topics && Object.keys(l.topics).length > 0
+    ? html`<dt>${merchant ? 'Heard from Shopify' : 'Webhooks received'}</dt><dd>${Object.entries(l.topics).map(([topic, at]) => html`<div>${merchant ? topicWords(topic) : topic} <span class="muted small">${formatTime(at)}</span></div>`)}</dd>`
+    : ''
+}
 <dt>Created / updated</dt><dd>${formatTime(l.createdAt)} / ${formatTime(l.updatedAt)}</dd>
 </dl>
 ${data.allowed.resubmit || data.allowed.retry || data.allowed.cancel ? html`<h3>Actions</h3>${actionButtons(ctx, l, data.allowed)}` : ''}
 ${waitLinks(ctx, l)}
 </div>
-${l.problems.length > 0 ? html`<div class="card"><h2>Problems</h2>${problemList(l.problems)}</div>` : ''}
-${l.testRun ? html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2><p class="muted small">${formatTime(l.testRun.at)}: ${l.testRun.valid ? 'the print service found it valid; nothing was created.' : 'the print service refused it (below); nothing was created.'} It goes out, once, when the store goes live.</p>${l.testRun.problems.length ? html`<ul class="problems">${l.testRun.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}${l.testRun.order === undefined ? html`<p class="muted">The print order is no longer kept (the customer's data was redacted).</p>` : html`<pre class="mono">${JSON.stringify(l.testRun.order, null, 2)}</pre>`}</div>` : ''}
-${
-  data.failedJobs.length > 0
-    ? html`<div class="card"><h2>Failed jobs</h2><ul class="problems">${data.failedJobs.map((j) => html`<li><strong>${j.queue}/${j.name}</strong>: ${j.failedReason}</li>`)}</ul></div>`
-    : ''
-}
+${l.problems.length > 0 ? html`<div class="card" id="problems"><h2>Problems</h2>${problemList(l.problems, words)}</div>` : ''}
+${l.testRun ? testRunCard(ctx, l.testRun, words) : ''}
+${l.fulfillmentRequest && l.fulfillmentRequest.fulfillmentOrders.length > 0 ? fulfillmentRequestCard(ctx, l.fulfillmentRequest, words) : ''}
+${data.failedJobs.length > 0 ? failedJobsCard(ctx, data.failedJobs, words) : ''}
 <div class="card flush"><h2>Shipments and fulfillments</h2>
 ${
   l.shipments.length === 0
     ? html`<p style="padding:0 16px 16px" class="muted">No shipments planned yet (they are planned when the order is mapped).</p>`
     : dataTable(
         ctx,
-        ['#', 'Status', 'Line items', 'Carrier and tracking', 'Shopify fulfillment'],
+        [merchant ? 'Shipment' : '#', 'Status', 'Line items', 'Carrier and tracking', 'Shopify fulfillment'],
         l.shipments.map((s) => ({
           cells: [
-            s.index,
-            html`<div>${statusOfShipment(ctx, s.status)}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div>`,
-            html`<div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? li.lineItemId}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div>`,
-            html`<span class="mono">${s.trackingNumber ? `${s.carrier?.code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}` : '—'}</span>`,
-            html`<div class="mono">${
+            merchant ? shipmentLabel(ctx, s) : s.index,
+            html`<div>${shipmentBadge(ctx, shipmentState(l, s))}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div>`,
+            html`<div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? (merchant ? words.line(li.lineItemId) : li.lineItemId)}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div>`,
+            trackingText(ctx, l.shop, s, data.tracking) ?? '—',
+            html`<div class="${merchant ? '' : 'mono'}">${
               !s.fulfillmentId && s.waitingForRelease
                 ? html`${ctx.embedded ? html`<s-badge tone="caution">on hold in Shopify</s-badge>` : html`<span class="badge attention">on hold in Shopify</span>`}<div style="white-space:normal">${s.waitingForRelease.message}</div><div class="small muted">since ${formatTime(s.waitingForRelease.since)}${
                     s.waitingForRelease.nextCheckAt ? `, checked again by ${formatTime(s.waitingForRelease.nextCheckAt)}` : ''
                   }</div>`
-                : (s.fulfillmentId ?? (s.appliedAt ? 'nothing left to fulfill' : '—'))
+                : s.fulfillmentId
+                  ? merchant
+                    ? 'fulfilled'
+                    : s.fulfillmentId
+                  : s.appliedAt
+                    ? 'nothing left to fulfill'
+                    : '—'
             }${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div>`,
           ],
         })),
@@ -154,9 +200,9 @@ ${
   data.history.length === 0
     ? html`<p class="muted">No events recorded.</p>`
     : html`<ol class="timeline">${data.history.map(
-        (h) => html`<li><span class="small muted">${formatTime(h.at)}</span><span><strong>${h.event}</strong> <span class="badge new">${h.source}</span>${h.status ? html` → ${statusBadge(h.status, Boolean(ctx.embedded))}` : ''}${
-          h.detail ? html`<div class="small">${h.detail}</div>` : ''
-        }</span></li>`,
+        (h) => html`<li><span class="small muted">${formatTime(h.at)}</span><span><strong>${words(h.event)}</strong> <span class="badge new">${merchant ? (SOURCE_WORDS[h.source] ?? h.source) : h.source}</span>${
+          h.status ? html` → ${statusBadge(h.status, Boolean(ctx.embedded))}` : ''
+        }${detailOf(h) ? html`<div class="small">${detailOf(h)}</div>` : ''}</span></li>`,
       )}</ol>`
 }
 </div>`;
@@ -177,11 +223,12 @@ export function problemsPage(
     problems: number;
   },
 ): Html {
+  const merchant = isMerchant(ctx);
   const orderItem = (l: OrderLink, allowed: OrderActionsAllowed) => html`<div class="item">
-<div class="head"><a href="${ctx.link(orderPath(l))}"><strong>${l.orderName ?? l.orderId}</strong></a> ${statusBadge(l.status, Boolean(ctx.embedded))} <span class="muted">${l.shop}</span>${
+<div class="head"><a href="${ctx.link(orderPath(l))}"><strong>${orderLabel(ctx, l)}</strong></a> ${statusBadge(l.status, Boolean(ctx.embedded))}${merchant ? '' : html` <span class="muted">${l.shop}</span>`}${
     l.sourceOrderId ? html` <span class="mono muted">${l.sourceOrderId}</span>` : ''
   }</div>
-${l.problems.length > 0 ? problemList(l.problems) : html`<p class="muted">No reason was recorded; see the order's history.</p>`}
+${l.problems.length > 0 ? problemList(l.problems, merchant ? orderWords(l) : asRecorded) : html`<p class="muted">No reason was recorded; see the order's history.</p>`}
 <div style="margin-top:8px">${actionButtons(ctx, l, allowed, 'problems')}${waitLinks(ctx, l)}</div>
 </div>`;
   const storeWait = (l: OrderLink) => l.problems.some((p) => p.kind === 'store-not-connected');
@@ -212,8 +259,10 @@ ${section(
   'Failed jobs',
   'Work that ran out of attempts (for example while the print service or Shopify was unreachable). Retry runs it again.',
   data.failedJobs.map(
-    (j) => html`<div class="item"><div class="head">${j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${j.link.orderName ?? j.orderId}</strong></a> ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${j.orderId}</strong>`} <span class="muted">${j.shop}</span> <span class="badge new">${j.queue}/${j.name}</span></div>
-<p>${j.failedReason}</p>${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}</div>`,
+    (j) => html`<div class="item"><div class="head">${
+      j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${orderLabel(ctx, j.link)}</strong></a> ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${merchant ? `Order ${j.orderId.slice(j.orderId.lastIndexOf('/') + 1)}` : j.orderId}</strong>`
+    }${merchant ? '' : html` <span class="muted">${j.shop}</span>`} <span class="badge new">${merchant ? jobWords(j.queue, j.name) : `${j.queue}/${j.name}`}</span></div>
+<p>${merchant && j.link ? orderWords(j.link)(j.failedReason) : j.failedReason}</p>${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}</div>`,
   ),
 )}
 ${
@@ -233,7 +282,16 @@ ${
   return layout(ctx, 'Problems', 'problems', body, { problems: data.problems });
 }
 
-function statusOfShipment(ctx: PageContext, status: string): Html {
-  if (ctx.embedded) return html`<s-badge tone="${status === 'shipped' ? 'success' : 'neutral'}">${status}</s-badge>`;
-  return status === 'shipped' ? html`<span class="badge success">shipped</span>` : html`<span class="badge new">${status}</span>`;
+const CANCELLED_BY: Record<string, string> = { shopify: 'in Shopify', 'print-service': 'by the printer', operator: 'from print-bridge' };
+
+/** Work that ran out of attempts: for a merchant, what it was doing, never the queue and job names. */
+function failedJobsCard(ctx: PageContext, jobs: { queue: string; name: string; failedReason: string }[], words: Words): Html {
+  if (!isMerchant(ctx)) return html`<div class="card"><h2>Failed jobs</h2><ul class="problems">${jobs.map((j) => html`<li><strong>${j.queue}/${j.name}</strong>: ${j.failedReason}</li>`)}</ul></div>`;
+  return html`<div class="card" id="failed-work"><h2>Work that failed</h2><p class="muted small">print-bridge tried these several times and gave up (the printer or Shopify may have been unreachable). Retry runs them again.</p><ul class="problems">${jobs.map(
+    (j) => html`<li><strong>${capitalised(jobWords(j.queue, j.name))}</strong>: ${words(j.failedReason)}</li>`,
+  )}</ul></div>`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

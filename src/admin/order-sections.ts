@@ -1,0 +1,148 @@
+import type { TrackingLookup } from '../bridge/ports.js';
+import type { OrderLink, ShipmentLink } from '../orders/model.js';
+import type { RequestedFulfillmentOrder, ServiceRequest } from '../orders/service-request.js';
+import { html, type Html } from './html.js';
+import type { Words } from './merchant-words.js';
+import { formatTime, type PageContext } from './page-layout.js';
+
+/** Parts of the order pages that read differently for a merchant (issue 26): shipments, the test run, the requests. */
+
+export const isMerchant = (ctx: PageContext): boolean => ctx.viewer.kind === 'shop';
+
+/** Shipments are counted from 1 for a merchant; operators see the index the print order uses. */
+export function shipmentLabel(ctx: PageContext, s: Pick<ShipmentLink, 'index'>): string {
+  return isMerchant(ctx) ? `Shipment ${s.index + 1}` : `#${s.index}`;
+}
+
+/** A shipment of a cancelled order that never shipped is cancelled, not pending. */
+export function shipmentState(link: Pick<OrderLink, 'status'>, s: Pick<ShipmentLink, 'status'>): 'shipped' | 'pending' | 'cancelled' {
+  return s.status === 'shipped' ? 'shipped' : link.status === 'cancelled' ? 'cancelled' : 'pending';
+}
+
+export function shipmentBadge(ctx: PageContext, state: ReturnType<typeof shipmentState>): Html {
+  const tone = { shipped: ['success', 'success'], pending: ['new', 'neutral'], cancelled: ['critical', 'critical'] }[state];
+  return ctx.embedded ? html`<s-badge tone="${tone[1]}">${state}</s-badge>` : html`<span class="badge ${tone[0]}">${state}</span>`;
+}
+
+/**
+ * The carrier and tracking number of a shipment: for a merchant, the company the mapping's `tracking` table names for
+ * the printer's carrier code (and its tracking page, when the table has a URL); for operators the code as sent.
+ */
+export function trackingText(ctx: PageContext, shop: string, s: ShipmentLink, tracking?: TrackingLookup): Html | undefined {
+  if (!s.trackingNumber) return undefined;
+  const code = s.carrier?.code;
+  if (!isMerchant(ctx)) return html`<span class="mono nowrap">${code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>`;
+  const found = code && tracking ? tracking(shop, code, s.trackingNumber) : undefined;
+  const company = found?.company ?? code ?? s.carrier?.alias;
+  const number = found?.url ? html`<a href="${found.url}" target="_blank" rel="noopener noreferrer" class="mono">${s.trackingNumber}</a>` : html`<span class="mono">${s.trackingNumber}</span>`;
+  return html`<span class="nowrap carrier">${company ? html`${company} ` : ''}${number}</span>`;
+}
+
+/** The Shopify admin's page of the order: App Bridge's `shopify:` URL inside the admin, the store's admin elsewhere. */
+export function shopifyOrderLink(ctx: PageContext, link: Pick<OrderLink, 'shop' | 'orderId'>): Html {
+  const id = link.orderId.slice(link.orderId.lastIndexOf('/') + 1);
+  if (!/^\d+$/.test(id)) return html``;
+  const href = ctx.embedded ? `shopify:admin/orders/${id}` : `https://${link.shop}/admin/orders/${id}`;
+  return html`<a id="shopify-order" href="${href}" target="_top">Open the order in Shopify</a>`;
+}
+
+interface PrintItem {
+  sku?: string;
+  quantity?: number;
+  description?: string;
+  shipmentIndex?: number;
+  components?: { code?: string; path?: string }[];
+}
+interface PrintShipment {
+  shipTo?: Record<string, unknown>;
+  carrier?: { alias?: string };
+}
+
+function fileName(url: string): string {
+  try {
+    const path = new URL(url).pathname;
+    return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || url;
+  } catch {
+    return url.slice(url.lastIndexOf('/') + 1) || url;
+  }
+}
+
+function address(to: Record<string, unknown> | undefined): string[] {
+  if (!to) return [];
+  const text = (key: string) => (typeof to[key] === 'string' && to[key] ? (to[key] as string) : undefined);
+  const town = [text('town'), text('state'), text('postcode')].filter(Boolean).join(' ');
+  return [text('name'), text('companyName'), text('address1'), text('address2'), text('address3'), town, text('country') ?? text('isoCountry')].filter((l): l is string => Boolean(l));
+}
+
+/**
+ * Test mode's print order. A merchant reads it as a summary (what would be printed, with which artwork, shipped
+ * where) with the JSON behind a disclosure; an operator gets the JSON as before.
+ */
+export function testRunCard(ctx: PageContext, run: NonNullable<OrderLink['testRun']>, words: Words): Html {
+  const verdict = html`<p class="muted small">${formatTime(run.at)}: ${run.valid ? 'the print service found it valid; nothing was created.' : 'the print service refused it (below); nothing was created.'} It goes out, once, when the store goes live.</p>`;
+  const problems = run.problems.length ? html`<ul class="problems">${run.problems.map((p) => html`<li>${words(p)}</li>`)}</ul>` : '';
+  if (run.order === undefined) return html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2>${verdict}${problems}<p class="muted">The print order is no longer kept (the customer's data was redacted).</p></div>`;
+  const json = JSON.stringify(run.order, null, 2);
+  if (!isMerchant(ctx)) return html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2>${verdict}${problems}<pre class="mono">${json}</pre></div>`;
+  const data = (run.order as { orderData?: { items?: PrintItem[]; shipments?: PrintShipment[] } }).orderData ?? {};
+  const items = Array.isArray(data.items) ? data.items : [];
+  const shipments = Array.isArray(data.shipments) ? data.shipments : [];
+  const summary = html`<h3>Items</h3>
+<ul class="problems" id="test-run-items">${items.map(
+    (item) => html`<li><strong>${item.quantity ?? 1} × SKU ${item.sku ?? '?'}</strong>${item.description ? html` <span class="muted">${item.description}</span>` : ''}${
+      shipments.length > 1 ? html` <span class="muted small">(shipment ${(item.shipmentIndex ?? 0) + 1})</span>` : ''
+    }${(item.components ?? []).map((c) =>
+      c.path ? html`<div class="small">${c.code ? `${c.code}: ` : ''}${/^https?:\/\//i.test(c.path) ? html`<a href="${c.path}" target="_blank" rel="noopener noreferrer">${fileName(c.path)}</a> <span class="muted">${c.path}</span>` : c.path}</div>` : '',
+    )}</li>`,
+  )}</ul>
+${shipments.map(
+  (s, i) => html`<h3>Ship to${shipments.length > 1 ? ` (shipment ${i + 1})` : ''}</h3><address id="test-run-ship-to" style="font-style:normal">${address(s.shipTo).map((line) => html`${line}<br>`)}</address>${
+    s.carrier?.alias ? html`<p class="small muted">Shipping service: ${s.carrier.alias}</p>` : ''
+  }`,
+)}`;
+  return html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2>${verdict}${problems}${summary}
+<details id="test-run-json"><summary>The print order as sent to the print service (JSON)</summary><pre class="mono">${json}</pre></details></div>`;
+}
+
+function requestState(fo: RequestedFulfillmentOrder, rejection: ServiceRequest['rejection']): string {
+  if (fo.movedAway !== undefined) return 'Moved to another location in Shopify: it is no longer print-bridge’s to fulfil.';
+  if (fo.answer === 'accepted') return `Accepted${fo.answeredAt ? ` ${formatTime(fo.answeredAt)}` : ''}: the printer has the order.`;
+  if (fo.answer === 'rejected') return `Rejected${fo.answeredAt ? ` ${formatTime(fo.answeredAt)}` : ''}: it stays yours to fulfil in Shopify.`;
+  if (fo.answerRefused !== undefined) return 'Shopify did not take the answer (the request was withdrawn or answered elsewhere).';
+  if (rejection) return 'To be rejected: it cannot be printed (why below).';
+  return 'Not answered yet: it is accepted once the printer has the order.';
+}
+
+const CANCELLATION: Record<string, string> = {
+  requested: 'Cancellation asked in Shopify: waiting for the printer’s answer.',
+  accepted: 'Cancellation accepted: nothing of it is printed.',
+  rejected: 'Cancellation refused: the printer had already started it.',
+};
+
+/** Fulfillment-service mode: what Shopify asked print-bridge's location to fulfil, and how each request was answered. */
+export function fulfillmentRequestCard(ctx: PageContext, request: ServiceRequest, words: Words & { line(gid: string, sku?: string | null): string }): Html {
+  const merchant = isMerchant(ctx);
+  const lineOf = (id: string) => request.fulfillmentOrders.flatMap((fo) => fo.lineItems).find((l) => l.id === id);
+  return html`<div class="card" id="fulfillment-requests"><h2>Fulfillment requests from Shopify</h2>
+<p class="muted small">Your store sends print-bridge’s location a request for the lines it should fulfil; print-bridge accepts it once the printer has the order, or rejects it when it cannot be printed.</p>
+<div>${request.fulfillmentOrders.map(
+    (fo, i) => html`<div class="item"><div class="head"><strong>Request ${i + 1}</strong> <span class="small muted">received ${formatTime(fo.requestedAt)}</span>${merchant ? '' : html` <span class="mono small">${fo.id}</span>`}</div>
+<ul class="problems">${fo.lineItems.map((l) => html`<li>${l.quantity} × ${merchant ? words.line(l.lineItemId, l.sku) : html`<span class="mono">${l.sku ?? l.lineItemId}</span>`}</li>`)}</ul>
+<p>${requestState(fo, request.rejection)}${fo.answerRefused ? html` <span class="small muted">${words(fo.answerRefused)}</span>` : ''}${
+      fo.movedAway && !merchant ? html` <span class="small mono">${fo.movedAway}</span>` : ''
+    }</p>
+${fo.cancellation ? html`<p>${CANCELLATION[fo.cancellation]}</p>` : ''}</div>`,
+  )}</div>
+${
+  request.rejection
+    ? html`<div id="planned-rejection"><h3>Why it cannot be printed</h3><p>${words(request.rejection.message)}</p>${
+        request.rejection.lineItems.length
+          ? html`<ul>${request.rejection.lineItems.map((r) => {
+              const line = lineOf(r.fulfillmentOrderLineItemId);
+              return html`<li>${line ? words.line(line.lineItemId, line.sku) : words(r.fulfillmentOrderLineItemId)}: ${words(r.message)}</li>`;
+            })}</ul>`
+          : ''
+      }</div>`
+    : ''
+}</div>`;
+}
