@@ -180,6 +180,12 @@ describe('print-bridge demo', () => {
       expect(text()).toContain(`${stack.appUrl}/admin  (log in with ADMIN_TOKEN chosen-operator-token-0123456789abc)`);
       expect(text()).toContain(stack.emulator.baseUrl);
       expect(text()).toContain(stack.standIn.origin);
+      // /metrics as the docs say: served to the printed bearer token only.
+      expect(text()).toContain(`curl -H 'authorization: Bearer ${stack.config.METRICS_TOKEN}' ${stack.appUrl}/metrics`);
+      expect((await fetch(`${stack.appUrl}/metrics`)).status).toBe(401);
+      const metrics = await fetch(`${stack.appUrl}/metrics`, { headers: { authorization: `Bearer ${stack.config.METRICS_TOKEN}` } });
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('print_bridge_');
     } finally {
       await result.stack?.close();
     }

@@ -172,6 +172,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         // The demo's artwork hosts are its own made-up names, "served" by the local emulator (demoLookup).
         ARTWORK_PRIVATE_ADDRESSES: 'true',
         ADMIN_TOKEN: options.adminToken ?? secret(16),
+        // `GET /metrics` on the app's port, with this bearer token (printed by --keep-running).
+        METRICS_TOKEN: secret(24),
         MAPPINGS_DIR: mappingsDir,
         // Nothing goes silent in a run of seconds; the reconciliation would only add a scheduler to clean up.
         RECONCILE_SILENT_MINUTES: '0',

@@ -29,6 +29,7 @@ export function sayStillRunning(say: (line?: string) => void, style: Style, stac
   say(paint(style, 'bold', 'Still running; Ctrl-C stops everything.'));
   say(`  app               ${stack.appUrl}`);
   say(`  admin pages       ${stack.appUrl}/admin  (log in with ADMIN_TOKEN ${stack.config.ADMIN_TOKEN})`);
+  say(`  metrics           curl -H 'authorization: Bearer ${stack.config.METRICS_TOKEN}' ${stack.appUrl}/metrics`);
   say(`  print service     ${stack.emulator.baseUrl}  (hooks: ${stack.emulator.hooksUrl}; token ${stack.config.PRINT_API_TOKEN}, secret ${stack.config.PRINT_API_SECRET})`);
   say(`  Shopify stand-in  ${stack.standIn.origin}/_stand-in/shops/${stack.shop}/orders`);
   say(`  service mode      ${stack.standIn.origin}/_stand-in/shops/${stack.service.shop}/orders  (fulfillment orders at print-bridge's location and the merchant's)`);
