@@ -2,8 +2,9 @@ import type { Change } from 'diff';
 import type { MappingVersion } from '../shops/model.js';
 import { saveBar, saveBarAttributes } from './confirm.js';
 import { dataTable, submitButton, textField } from './fields.js';
-import { html, type Html } from './html.js';
+import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
+import { badge, card, list, paragraph, row } from './parts.js';
 
 /**
  * The store's mapping in the app (issue 16): a YAML editor (CodeMirror, bundled and served by the app) whose problems
@@ -36,51 +37,56 @@ export function editorPage(ctx: PageContext, data: EditorView): Html {
   const editorLink = ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {});
   const checks = html`id="mapping-form" data-check="${ctx.link('/admin/mappings/check')}" data-preview="${ctx.link('/admin/mappings/draft-preview')}"`;
   const editor = data.readOnly
-    ? html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
-${banner(ctx, 'info', html`<strong>Read only.</strong> ${data.readOnly} <a href="${ctx.link('/admin/settings')}">Settings</a>`, ' id="read-only"')}
-<p class="muted small">${data.source} The preview shows what your latest orders are sent as with it (nothing is sent).</p>
+    ? card(
+        ctx,
+        { id: 'editor-card', heading: `Mapping of ${data.shop}` },
+        html`${banner(ctx, 'info', html`<strong>Read only.</strong> ${data.readOnly} <a href="${ctx.link('/admin/settings')}">Settings</a>`, ' id="read-only"')}
+${paragraph(ctx, `${data.source} The preview shows what your latest orders are sent as with it (nothing is sent).`, { subdued: true, small: true })}
 <form ${checks}>${ctx.formFields}${shopField}
 <label for="mapping-yaml">Mapping (YAML, read only)</label>
 <textarea id="mapping-yaml" name="yaml" rows="28" spellcheck="false" data-editor="yaml" readonly>${data.text}</textarea>
-<div id="mapping-problems" class="small" role="status" aria-live="polite"></div>
-<div class="actions" style="margin-top:12px">${previewButton}</div>
+<div id="mapping-problems"${ctx.embedded ? '' : trusted(' class="small"')} role="status" aria-live="polite"></div>
+${row(ctx, previewButton, { spaced: true })}
 </form>
-<div id="draft-preview" aria-live="polite"></div>
-</div>`
-    : html`<div class="card" id="editor-card"><h2>Mapping of ${data.shop}</h2>
-<p class="muted small">${data.source} Problems appear at their line as you type; the preview shows what your latest orders would be sent as with the text below (nothing is sent). Saving makes it a new version, used for the next orders.</p>
-${data.problems?.length ? banner(ctx, 'critical', html`<strong>Not saved: the mapping has problems.</strong><ul class="problems" id="save-problems">${data.problems.map((p) => html`<li>line ${p.line}, column ${p.col}: ${p.message}</li>`)}</ul>`) : ''}
+<div id="draft-preview" aria-live="polite"></div>`,
+      )
+    : card(
+        ctx,
+        { id: 'editor-card', heading: `Mapping of ${data.shop}` },
+        html`${paragraph(ctx, `${data.source} Problems appear at their line as you type; the preview shows what your latest orders would be sent as with the text below (nothing is sent). Saving makes it a new version, used for the next orders.`, { subdued: true, small: true })}
+${data.problems?.length ? banner(ctx, 'critical', html`<strong>Not saved: the mapping has problems.</strong>${list(ctx, data.problems.map((p) => `line ${p.line}, column ${p.col}: ${p.message}`), { id: 'save-problems' })}`) : ''}
 <form method="post" action="${ctx.link('/admin/mappings/save')}" ${checks}${saveBarAttributes(ctx, 'mapping-save-bar', data.problems?.length ? { discard: editorLink } : undefined)}>${ctx.formFields}${shopField}
 <label for="mapping-yaml">Mapping (YAML)</label>
 <textarea id="mapping-yaml" name="yaml" rows="28" spellcheck="false" data-editor="yaml">${data.text}</textarea>
-<div id="mapping-problems" class="small" role="status" aria-live="polite"></div>
+<div id="mapping-problems"${ctx.embedded ? '' : trusted(' class="small"')} role="status" aria-live="polite"></div>
 ${textField(ctx, { name: 'note', label: 'Note for this version (what changed, why)', value: data.note, maxlength: 500 })}
-<div class="actions" style="margin-top:12px">${submitButton(ctx, 'Save as a new version', { primary: true })}${previewButton}</div>
+${row(ctx, html`${submitButton(ctx, 'Save as a new version', { primary: true })}${previewButton}`, { spaced: true })}
 </form>
 ${saveBar(ctx, 'mapping-save-bar')}
-<div id="draft-preview" aria-live="polite"></div>
-</div>`;
-  const versions = html`<div class="card" id="versions"><h2>Versions</h2>
-${
-  data.versions.length === 0
-    ? html`<p class="muted">No version of your own yet: the mapping files of this server serve your store.</p>`
+<div id="draft-preview" aria-live="polite"></div>`,
+      );
+  const versions = card(
+    ctx,
+    { id: 'versions', heading: 'Versions' },
+    data.versions.length === 0
+    ? paragraph(ctx, 'No version of your own yet: the mapping files of this server serve your store.', { subdued: true })
     : dataTable(
         ctx,
         ['Version', 'Saved', 'By', 'Note', ''],
         data.versions.map((v) => ({
           attributes: `data-version="${Number(v.version)}"`,
           cells: [
-            html`${v.version}${v.version === data.currentVersion ? html` <span class="badge success">current</span>` : ''}`,
-            html`<span class="small">${formatTime(v.createdAt)}</span>`,
-            html`<span class="small">${v.author}</span>`,
+            html`${v.version}${v.version === data.currentVersion ? html` ${badge(ctx, 'success', 'current')}` : ''}`,
+            formatTime(v.createdAt),
+            v.author,
             v.note ?? '',
-            html`<div class="actions"><a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
+            row(ctx, html`<a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
               v.version === data.currentVersion || data.readOnly ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
-            }</div>`,
+            }`),
           ],
         })),
-      )
-}</div>`;
+      ),
+  );
   return layout(ctx, 'Mapping editor', 'editor', html`${editor}${versions}<script src="/admin/assets/editor.js" defer></script>`, { problems: data.problemsCount });
 }
 
@@ -92,9 +98,12 @@ export function versionDiffPage(ctx: PageContext, data: { shop: string; version:
       .split('\n')
       .map((line) => html`<span class="${change.added ? 'diff-add' : change.removed ? 'diff-del' : 'diff-same'}">${change.added ? '+ ' : change.removed ? '- ' : '  '}${line}</span>\n`),
   );
-  const body = html`<div class="card"><h2>Version ${data.version.version} of ${data.shop}${data.previous ? ` against version ${data.previous}` : ' (the first)'}</h2>
-<p class="muted small">Saved ${formatTime(data.version.createdAt)} by ${data.version.author}${data.version.note ? html`: ${data.version.note}` : ''}.</p>
+  const body = card(
+    ctx,
+    { heading: `Version ${data.version.version} of ${data.shop}${data.previous ? ` against version ${data.previous}` : ' (the first)'}` },
+    html`${paragraph(ctx, html`Saved ${formatTime(data.version.createdAt)} by ${data.version.author}${data.version.note ? html`: ${data.version.note}` : ''}.`, { subdued: true, small: true })}
 <pre class="mono diff" id="diff">${lines}</pre>
-<p><a href="${ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Back to the editor</a></p></div>`;
+${paragraph(ctx, html`<a href="${ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Back to the editor</a>`)}`,
+  );
   return layout(ctx, `Mapping version ${data.version.version}`, 'editor', body, { problems: data.problemsCount });
 }

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
  * And the App Bridge idioms a merchant expects (issue 26; the markup comes from confirm.ts):
  * - a form with `data-confirm="ID"` (a destructive or irreversible action) first shows the `<ui-modal id="ID">` that
  *   says what will happen; its `data-confirm-yes` button sends the form (with the confirm box's value the server
- *   checks, `data-confirm-field`/`data-confirm-value`; the box itself, a checkbox of that name, hidden), `data-confirm-keep` does nothing;
+ *   checks, `data-confirm-field`/`data-confirm-value`; the box itself, a checkbox or `<s-checkbox>` of that name, hidden), `data-confirm-keep` does nothing;
  * - a form with `data-save-bar="ID"` shows the `<ui-save-bar id="ID">` once a field is edited (Save sends the form,
  *   Discard resets it, or loads `data-discard` when the page shows a refused save), and while a save bar shows, leaving
  *   by a link or another form asks first (`shopify.saveBar.leaveConfirmation()`);
@@ -53,10 +53,12 @@ export const EMBEDDED_SCRIPT = `(() => {
   function prepare() {
     // The modal asks instead of the confirm box the page has for browsers without this script.
     for (const form of document.querySelectorAll('form[data-confirm][data-confirm-field]')) {
-      for (const input of form.querySelectorAll('input[type="checkbox"]')) {
-        if (input.name !== form.getAttribute('data-confirm-field')) continue;
+      // A native checkbox in its label (no Polaris), or a Polaris <s-checkbox> (embedded pages).
+      for (const input of form.querySelectorAll('input[type="checkbox"], s-checkbox')) {
+        if (input.getAttribute('name') !== form.getAttribute('data-confirm-field')) continue;
         input.required = false;
-        (input.closest('label') || input).style.display = 'none';
+        input.removeAttribute('required');
+        (input.localName === 's-checkbox' ? input : input.closest('label') || input).style.display = 'none';
       }
     }
     // A refused save shown again: what is in the form is not stored.

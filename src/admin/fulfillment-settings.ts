@@ -12,8 +12,9 @@ import {
 import { ShopNotInstalledError, ShopTokenRefreshError } from '../shopify/sessions.js';
 import { confirmAttributes, type Confirmation, confirmModal } from './confirm.js';
 import { submitButton } from './fields.js';
-import { html, type Html } from './html.js';
+import { html, type Html, trusted } from './html.js';
 import type { PageContext } from './page-layout.js';
+import { card, checkbox, list, paragraph, row } from './parts.js';
 import type { AdminContext } from './router.js';
 import { actorOf, scopeOf, shopQuery, storeOf } from './viewer.js';
 
@@ -59,20 +60,32 @@ export function fulfillmentSection(ctx: PageContext, mode: FulfillmentMode, form
     const { title, what } = CHOICES[option];
     const current = option === mode;
     const action = current
-      ? html`<p class="small"><strong>This is how your store works now.</strong></p>`
+      ? paragraph(ctx, html`<strong>This is how your store works now.</strong>`, { small: true })
       : option === 'service'
-        ? form('/admin/settings/fulfillment', html`<input type="hidden" name="mode" value="service"><div style="margin-top:8px">${submitButton(ctx, 'Make print-bridge my fulfillment service')}</div>`)
+        ? form('/admin/settings/fulfillment', html`<input type="hidden" name="mode" value="service">${row(ctx, submitButton(ctx, 'Make print-bridge my fulfillment service'), { spaced: true })}`)
         : html`${form(
             '/admin/settings/fulfillment',
-            html`<input type="hidden" name="mode" value="merchant"><label class="inline"><input type="checkbox" name="confirm" value="yes" required> Remove print-bridge's fulfillment service. Its location and your stock there stay yours; requests not yet answered stay for you to fulfil, and print-bridge no longer prints them.</label><div style="margin-top:8px">${submitButton(ctx, 'Let print-bridge fulfil my orders', { tone: 'critical' })}</div>`,
+            html`<input type="hidden" name="mode" value="merchant">${checkbox(ctx, {
+              name: 'confirm',
+              value: 'yes',
+              required: true,
+              label: "Remove print-bridge's fulfillment service. Its location and your stock there stay yours; requests not yet answered stay for you to fulfil, and print-bridge no longer prints them.",
+            })}${row(ctx, submitButton(ctx, 'Let print-bridge fulfil my orders', { tone: 'critical' }), { spaced: true })}`,
             confirmAttributes(ctx, back),
           )}${confirmModal(ctx, back)}`;
-    return html`<li data-mode="${option}" data-current="${String(current)}"><strong>${title}</strong>
-<div class="small">${what} <span class="muted doc-ref">More: <cite>${FULFILLMENT_DOC[option].file}</cite>, section “${FULFILLMENT_DOC[option].section}”.</span></div>${action}</li>`;
+    const ref = html`More: <cite>${FULFILLMENT_DOC[option].file}</cite>, section “${FULFILLMENT_DOC[option].section}”.`;
+    return {
+      attributes: `data-mode="${option}" data-current="${String(current)}"`,
+      content: html`<strong>${title}</strong>
+<div${ctx.embedded ? '' : trusted(' class="small"')}>${what} ${ctx.embedded ? html`<s-text color="subdued" data-doc-ref>${ref}</s-text>` : html`<span class="muted doc-ref">${ref}</span>`}</div>${action}`,
+    };
   };
-  return html`<div class="card" id="fulfillment"><h2>How printed items reach the printer</h2>
-<p id="fulfillment-now" data-mode="${mode}">${CHOICES[mode].now}</p>
-<ul class="choices">${choice('merchant')}${choice('service')}</ul></div>`;
+  return card(
+    ctx,
+    { id: 'fulfillment', heading: 'How printed items reach the printer' },
+    html`<p id="fulfillment-now" data-mode="${mode}">${CHOICES[mode].now}</p>
+${list(ctx, [choice('merchant'), choice('service')], { className: 'choices' })}`,
+  );
 }
 
 /** The route; mounted by addSettingsRoutes when the app passes FulfillmentModeDeps. */

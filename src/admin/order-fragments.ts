@@ -4,8 +4,9 @@ import { html, type Html } from './html.js';
 import { confirmAttributes, type Confirmation, confirmModal } from './confirm.js';
 import { submitButton } from './fields.js';
 import { formatTime, linkButton, type PageContext } from './page-layout.js';
+import { badge, list, row, subdued, subheading, type Tone } from './parts.js';
 
-const STATUS_TONE: Record<OrderStatus, string> = {
+const STATUS_TONE: Record<OrderStatus, Tone> = {
   pending: 'new',
   waiting: 'warning',
   held: 'warning',
@@ -45,28 +46,27 @@ export function waitLinks(ctx: PageContext, link: OrderLink): Html {
   const kinds = new Set(link.problems.map((p) => p.kind));
   const links = [
     kinds.has('store-not-connected')
-      ? html`<a class="button primary" href="/auth?shop=${encodeURIComponent(link.shop)}" target="_top">Connect ${link.shop}</a>${
-          ctx.viewer.kind === 'operator' ? html` <span class="muted small">or <code>print-bridge shops add ${link.shop} --token &lt;token&gt;</code></span>` : ''
-        }`
+      ? html`${
+          ctx.embedded
+            ? html`<s-button variant="primary" href="/auth?shop=${encodeURIComponent(link.shop)}" target="_top">Connect ${link.shop}</s-button>`
+            : html`<a class="button primary" href="/auth?shop=${encodeURIComponent(link.shop)}" target="_top">Connect ${link.shop}</a>`
+        }${ctx.viewer.kind === 'operator' ? html` ${subdued(ctx, html`or <code>print-bridge shops add ${link.shop} --token &lt;token&gt;</code>`)}` : ''}`
       : '',
     kinds.has('no-mapping') || kinds.has('mapping') ? linkButton(ctx, ctx.link('/admin/mappings'), 'Mappings and preview') : '',
     (kinds.has('test-mode') || kinds.has('no-print-account')) && ctx.setup
       ? linkButton(ctx, ctx.link('/admin/settings', ctx.viewer.kind === 'operator' ? { shop: link.shop } : {}), kinds.has('test-mode') ? 'Settings: go live' : 'Settings: connect a print account')
       : '',
   ];
-  return links.some(Boolean) ? html`<div class="actions" style="margin-top:8px">${links}</div>` : html``;
+  return links.some(Boolean) ? row(ctx, links, { spaced: true }) : html``;
 }
 
 export function statusBadge(status: OrderStatus, polaris = false): Html {
   // Inside the Shopify admin, a Polaris badge (its tones: info, success, warning, critical, caution, neutral).
-  if (polaris) return html`<s-badge tone="${POLARIS_TONE[STATUS_TONE[status]] ?? 'neutral'}">${status}</s-badge>`;
-  return html`<span class="badge ${STATUS_TONE[status]}">${status}</span>`;
+  return badge(polaris, STATUS_TONE[status], status);
 }
 
-const POLARIS_TONE: Record<string, string> = { new: 'neutral', warning: 'warning', info: 'info', attention: 'caution', success: 'success', critical: 'critical' };
-
 /** What a waiting order waits for, in a few words, beside its status. */
-export function waitNote(link: Pick<OrderLink, 'status' | 'problems'>): Html {
+export function waitNote(ctx: PageContext, link: Pick<OrderLink, 'status' | 'problems'>): Html {
   if (link.status !== 'waiting') return html``;
   const kinds = new Set(link.problems.map((p) => p.kind));
   const what = kinds.has('store-not-connected')
@@ -78,7 +78,7 @@ export function waitNote(link: Pick<OrderLink, 'status' | 'problems'>): Html {
         : kinds.has('no-print-account')
           ? 'no print account'
           : undefined;
-  return what ? html` <span class="small muted">${what}</span>` : html``;
+  return what ? html` ${subdued(ctx, what)}` : html``;
 }
 
 export function orderPath(link: Pick<OrderLink, 'shop' | 'orderId'>): string {
@@ -115,16 +115,17 @@ export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderA
     allowed.keep ? form('keep', 'Keep as sent', {}) : '',
     allowed.cancel ? form('cancel', 'Cancel order', { tone: 'critical' }, cancel) : '',
   ];
-  return buttons.some(Boolean) ? html`<div class="actions">${buttons}</div>` : html``;
+  return buttons.some(Boolean) ? row(ctx, buttons) : html``;
 }
 
 /** The order's problems under their headlines; `words` translates what was recorded (merchant-words.ts). */
-export function problemList(problems: readonly Problem[], words: (text: string | undefined) => string = (t) => t ?? ''): Html {
+export function problemList(ctx: PageContext, problems: readonly Problem[], words: (text: string | undefined) => string = (t) => t ?? ''): Html {
   const byKind = new Map<string, Problem[]>();
   for (const p of problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p]);
   return html`${[...byKind].map(
-    ([kind, list]) => html`<h3>${PROBLEM_HEADLINE[kind] ?? kind}</h3><ul class="problems">${list.map(
-      (p) => html`<li>${p.subject ? html`<strong>${words(p.subject)}</strong>: ` : ''}${words(p.message)} <span class="muted small">(${formatTime(p.at)})</span></li>`,
-    )}</ul>`,
+    ([kind, found]) => html`${subheading(ctx, PROBLEM_HEADLINE[kind] ?? kind)}${list(
+      ctx,
+      found.map((p) => html`${p.subject ? html`<strong>${words(p.subject)}</strong>: ` : ''}${words(p.message)} ${subdued(ctx, `(${formatTime(p.at)})`)}`),
+    )}`,
   )}`;
 }

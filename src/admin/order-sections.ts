@@ -4,6 +4,7 @@ import type { RequestedFulfillmentOrder, ServiceRequest } from '../orders/servic
 import { html, type Html } from './html.js';
 import type { Words } from './merchant-words.js';
 import { formatTime, type PageContext } from './page-layout.js';
+import { badge, card, entries, list, paragraph, subdued, subheading } from './parts.js';
 
 /** Parts of the order pages that read differently for a merchant (issue 26): shipments, the test run, the requests. */
 
@@ -20,8 +21,7 @@ export function shipmentState(link: Pick<OrderLink, 'status'>, s: Pick<ShipmentL
 }
 
 export function shipmentBadge(ctx: PageContext, state: ReturnType<typeof shipmentState>): Html {
-  const tone = { shipped: ['success', 'success'], pending: ['new', 'neutral'], cancelled: ['critical', 'critical'] }[state];
-  return ctx.embedded ? html`<s-badge tone="${tone[1]}">${state}</s-badge>` : html`<span class="badge ${tone[0]}">${state}</span>`;
+  return badge(ctx, ({ shipped: 'success', pending: 'new', cancelled: 'critical' } as const)[state], state);
 }
 
 /**
@@ -35,7 +35,7 @@ export function trackingText(ctx: PageContext, shop: string, s: ShipmentLink, tr
   const found = code && tracking ? tracking(shop, code, s.trackingNumber) : undefined;
   const company = found?.company ?? code ?? s.carrier?.alias;
   const number = found?.url ? html`<a href="${found.url}" target="_blank" rel="noopener noreferrer" class="mono">${s.trackingNumber}</a>` : html`<span class="mono">${s.trackingNumber}</span>`;
-  return html`<span class="nowrap carrier">${company ? html`${company} ` : ''}${number}</span>`;
+  return html`<span class="nowrap">${company ? html`${company} ` : ''}${number}</span>`;
 }
 
 /** The Shopify admin's page of the order: App Bridge's `shopify:` URL inside the admin, the store's admin elsewhere. */
@@ -79,29 +79,34 @@ function address(to: Record<string, unknown> | undefined): string[] {
  * where) with the JSON behind a disclosure; an operator gets the JSON as before.
  */
 export function testRunCard(ctx: PageContext, run: NonNullable<OrderLink['testRun']>, words: Words): Html {
-  const verdict = html`<p class="muted small">${formatTime(run.at)}: ${run.valid ? 'the print service found it valid; nothing was created.' : 'the print service refused it (below); nothing was created.'} It goes out, once, when the store goes live.</p>`;
-  const problems = run.problems.length ? html`<ul class="problems">${run.problems.map((p) => html`<li>${words(p)}</li>`)}</ul>` : '';
-  if (run.order === undefined) return html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2>${verdict}${problems}<p class="muted">The print order is no longer kept (the customer's data was redacted).</p></div>`;
+  const verdict = paragraph(ctx, html`${formatTime(run.at)}: ${run.valid ? 'the print service found it valid; nothing was created.' : 'the print service refused it (below); nothing was created.'} It goes out, once, when the store goes live.`, { subdued: true, small: true });
+  const problems = run.problems.length ? list(ctx, run.problems.map((p) => words(p))) : '';
+  const testCard = (body: Html) => card(ctx, { id: 'test-run', heading: 'Test mode: what would have been sent' }, html`${verdict}${problems}${body}`);
+  if (run.order === undefined) return testCard(paragraph(ctx, "The print order is no longer kept (the customer's data was redacted).", { subdued: true }));
   const json = JSON.stringify(run.order, null, 2);
-  if (!isMerchant(ctx)) return html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2>${verdict}${problems}<pre class="mono">${json}</pre></div>`;
+  if (!isMerchant(ctx)) return testCard(html`<pre class="mono">${json}</pre>`);
   const data = (run.order as { orderData?: { items?: PrintItem[]; shipments?: PrintShipment[] } }).orderData ?? {};
   const items = Array.isArray(data.items) ? data.items : [];
   const shipments = Array.isArray(data.shipments) ? data.shipments : [];
-  const summary = html`<h3>Items</h3>
-<ul class="problems" id="test-run-items">${items.map(
-    (item) => html`<li><strong>${item.quantity ?? 1} × SKU ${item.sku ?? '?'}</strong>${item.description ? html` <span class="muted">${item.description}</span>` : ''}${
-      shipments.length > 1 ? html` <span class="muted small">(shipment ${(item.shipmentIndex ?? 0) + 1})</span>` : ''
+  const summary = html`${subheading(ctx, 'Items')}
+${list(
+  ctx,
+  items.map(
+    (item) => html`<strong>${item.quantity ?? 1} × SKU ${item.sku ?? '?'}</strong>${item.description ? html` ${subdued(ctx, item.description, false)}` : ''}${
+      shipments.length > 1 ? html` ${subdued(ctx, `(shipment ${(item.shipmentIndex ?? 0) + 1})`)}` : ''
     }${(item.components ?? []).map((c) =>
-      c.path ? html`<div class="small">${c.code ? `${c.code}: ` : ''}${/^https?:\/\//i.test(c.path) ? html`<a href="${c.path}" target="_blank" rel="noopener noreferrer">${fileName(c.path)}</a> <span class="muted">${c.path}</span>` : c.path}</div>` : '',
-    )}</li>`,
-  )}</ul>
+      c.path ? html`<div>${c.code ? `${c.code}: ` : ''}${/^https?:\/\//i.test(c.path) ? html`<a href="${c.path}" target="_blank" rel="noopener noreferrer">${fileName(c.path)}</a> ${subdued(ctx, c.path, false)}` : c.path}</div>` : '',
+    )}`,
+  ),
+  { id: 'test-run-items' },
+)}
 ${shipments.map(
-  (s, i) => html`<h3>Ship to${shipments.length > 1 ? ` (shipment ${i + 1})` : ''}</h3><address id="test-run-ship-to" style="font-style:normal">${address(s.shipTo).map((line) => html`${line}<br>`)}</address>${
-    s.carrier?.alias ? html`<p class="small muted">Shipping service: ${s.carrier.alias}</p>` : ''
+  (s, i) => html`${subheading(ctx, `Ship to${shipments.length > 1 ? ` (shipment ${i + 1})` : ''}`)}<address id="test-run-ship-to" style="font-style:normal">${address(s.shipTo).map((line) => html`${line}<br>`)}</address>${
+    s.carrier?.alias ? paragraph(ctx, `Shipping service: ${s.carrier.alias}`, { subdued: true, small: true }) : ''
   }`,
 )}`;
-  return html`<div class="card" id="test-run"><h2>Test mode: what would have been sent</h2>${verdict}${problems}${summary}
-<details id="test-run-json"><summary>The print order as sent to the print service (JSON)</summary><pre class="mono">${json}</pre></details></div>`;
+  return testCard(html`${summary}
+<details id="test-run-json"><summary>The print order as sent to the print service (JSON)</summary><pre class="mono">${json}</pre></details>`);
 }
 
 function requestState(fo: RequestedFulfillmentOrder, rejection: ServiceRequest['rejection']): string {
@@ -123,26 +128,36 @@ const CANCELLATION: Record<string, string> = {
 export function fulfillmentRequestCard(ctx: PageContext, request: ServiceRequest, words: Words & { line(gid: string, sku?: string | null): string }): Html {
   const merchant = isMerchant(ctx);
   const lineOf = (id: string) => request.fulfillmentOrders.flatMap((fo) => fo.lineItems).find((l) => l.id === id);
-  return html`<div class="card" id="fulfillment-requests"><h2>Fulfillment requests from Shopify</h2>
-<p class="muted small">Your store sends print-bridge’s location a request for the lines it should fulfil; print-bridge accepts it once the printer has the order, or rejects it when it cannot be printed.</p>
-<div>${request.fulfillmentOrders.map(
-    (fo, i) => html`<div class="item"><div class="head"><strong>Request ${i + 1}</strong> <span class="small muted">received ${formatTime(fo.requestedAt)}</span>${merchant ? '' : html` <span class="mono small">${fo.id}</span>`}</div>
-<ul class="problems">${fo.lineItems.map((l) => html`<li>${l.quantity} × ${merchant ? words.line(l.lineItemId, l.sku) : html`<span class="mono">${l.sku ?? l.lineItemId}</span>`}</li>`)}</ul>
-<p>${requestState(fo, request.rejection)}${fo.answerRefused ? html` <span class="small muted">${words(fo.answerRefused)}</span>` : ''}${
-      fo.movedAway && !merchant ? html` <span class="small mono">${fo.movedAway}</span>` : ''
-    }</p>
-${fo.cancellation ? html`<p>${CANCELLATION[fo.cancellation]}</p>` : ''}</div>`,
-  )}</div>
-${
-  request.rejection
-    ? html`<div id="planned-rejection"><h3>Why it cannot be printed</h3><p>${words(request.rejection.message)}</p>${
+  const requests = entries(
+    ctx,
+    request.fulfillmentOrders.map((fo, i) => ({
+      head: html`<strong>Request ${i + 1}</strong> ${subdued(ctx, `received ${formatTime(fo.requestedAt)}`)}${merchant ? '' : html` <span class="mono small">${fo.id}</span>`}`,
+      body: html`${list(ctx, fo.lineItems.map((l) => html`${l.quantity} × ${merchant ? words.line(l.lineItemId, l.sku) : html`<span class="mono">${l.sku ?? l.lineItemId}</span>`}`))}
+${paragraph(
+  ctx,
+  html`${requestState(fo, request.rejection)}${fo.answerRefused ? html` ${subdued(ctx, words(fo.answerRefused))}` : ''}${fo.movedAway && !merchant ? html` <span class="small mono">${fo.movedAway}</span>` : ''}`,
+)}
+${fo.cancellation ? paragraph(ctx, CANCELLATION[fo.cancellation]) : ''}`,
+    })),
+  );
+  const rejection = request.rejection
+    ? html`<div id="planned-rejection">${subheading(ctx, 'Why it cannot be printed')}${paragraph(ctx, words(request.rejection.message))}${
         request.rejection.lineItems.length
-          ? html`<ul>${request.rejection.lineItems.map((r) => {
-              const line = lineOf(r.fulfillmentOrderLineItemId);
-              return html`<li>${line ? words.line(line.lineItemId, line.sku) : words(r.fulfillmentOrderLineItemId)}: ${words(r.message)}</li>`;
-            })}</ul>`
+          ? list(
+              ctx,
+              request.rejection.lineItems.map((r) => {
+                const line = lineOf(r.fulfillmentOrderLineItemId);
+                return html`${line ? words.line(line.lineItemId, line.sku) : words(r.fulfillmentOrderLineItemId)}: ${words(r.message)}`;
+              }),
+            )
           : ''
       }</div>`
-    : ''
-}</div>`;
+    : '';
+  return card(
+    ctx,
+    { id: 'fulfillment-requests', heading: 'Fulfillment requests from Shopify' },
+    html`${paragraph(ctx, 'Your store sends print-bridge’s location a request for the lines it should fulfil; print-bridge accepts it once the printer has the order, or rejects it when it cannot be printed.', { subdued: true, small: true })}
+<div>${requests}</div>
+${rejection}`,
+  );
 }

@@ -4,18 +4,19 @@ import type { OrderStatus } from '../orders/status.js';
 import { html, type Html, trusted } from './html.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { banner, formatTime, layout, linkButton, type PageContext } from './page-layout.js';
+import { badge, card, entries, facts, list, paragraph, row, subdued, subheading, tabs as tabLinks, timeline } from './parts.js';
 import { actionButtons, orderPath, problemList, statusBadge, waitLinks, waitNote, type OrderActionsAllowed } from './order-fragments.js';
 import type { TrackingLookup } from '../bridge/ports.js';
 import { actorWords, asRecorded, jobWords, type OrderLine, orderWords, SOURCE_WORDS, topicWords, type Words } from './merchant-words.js';
 import { fulfillmentRequestCard, isMerchant, shipmentBadge, shipmentLabel, shipmentState, shopifyOrderLink, testRunCard, trackingText } from './order-sections.js';
 
 function shipmentsCell(ctx: PageContext, link: OrderLink, tracking?: TrackingLookup): Html {
-  if (link.shipments.length === 0) return html`<span class="muted">—</span>`;
+  if (link.shipments.length === 0) return subdued(ctx, '—', false);
   // One wrapper: at phone width the cell is a two-column grid (label, content).
   return html`<div>${link.shipments.map((s) => {
     const number = trackingText(ctx, link.shop, s, tracking);
     return html`<div>${shipmentLabel(ctx, s)} ${shipmentBadge(ctx, shipmentState(link, s))}${number ? html` ${number}` : ''}${
-      !s.fulfillmentId && s.waitingForRelease ? html` <span class="badge attention">fulfillment on hold in Shopify</span>` : ''
+      !s.fulfillmentId && s.waitingForRelease ? html` ${badge(ctx, 'attention', 'fulfillment on hold in Shopify')}` : ''
     }</div>`;
   })}</div>`;
 }
@@ -57,32 +58,33 @@ export function ordersPage(
   const merchant = isMerchant(ctx);
   const { filters } = data;
   const keep = { shop: filters.shop, from: filters.from, to: filters.to, q: filters.q };
-  const tabs = html`<nav class="tabs" aria-label="Filter by status">
-<a href="${ctx.link('/admin', keep)}"${!filters.status ? trusted(' aria-current="page"') : ''}>All<span class="count">${data.all}</span></a>
-${Object.entries(data.counts)
-  .filter(([, n]) => n > 0)
-  .map(([status, n]) => html`<a href="${ctx.link('/admin', { ...keep, status })}"${status === filters.status ? trusted(' aria-current="page"') : ''}>${status}<span class="count">${n}</span></a>`)}
-</nav>`;
+  const tabs = tabLinks(ctx, 'Filter by status', [
+    { href: ctx.link('/admin', keep), text: 'All', count: data.all, current: !filters.status },
+    ...Object.entries(data.counts)
+      .filter(([, n]) => n > 0)
+      .map(([status, n]) => ({ href: ctx.link('/admin', { ...keep, status }), text: status, count: n, current: status === filters.status })),
+  ]);
   // A GET form: an embedded viewer's admin parameters travel as the links carry them (the script adds the token).
   const carried = [...new URL(ctx.link('/admin'), 'http://x').searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-  const search = html`<form class="card filters" method="get" action="/admin" role="search">
-${carried}${filters.status ? html`<input type="hidden" name="status" value="${filters.status}">` : ''}
+  const searchFields = html`${carried}${filters.status ? html`<input type="hidden" name="status" value="${filters.status}">` : ''}
 <div>${textField(ctx, { kind: 'search', name: 'q', label: 'Order, sourceOrderId or print _id', value: filters.q, maxlength: 200, placeholder: 'order name or id' })}</div>
 ${ctx.viewer.kind === 'operator' ? html`<div>${textField(ctx, { name: 'shop', label: 'Store', value: filters.shop, maxlength: 120, placeholder: 'acme.myshopify.com' })}</div>` : ''}
 <div>${textField(ctx, { kind: 'date', name: 'from', label: 'Changed from', value: filters.from })}</div>
 <div>${textField(ctx, { kind: 'date', name: 'to', label: 'to', value: filters.to })}</div>
 ${submitButton(ctx, 'Search')}
-${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.link('/admin', { status: filters.status }), 'Clear') : ''}
-</form>`;
+${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.link('/admin', { status: filters.status }), 'Clear') : ''}`;
+  const search = ctx.embedded
+    ? html`<s-section><form method="get" action="/admin" role="search"><s-stack direction="inline" gap="base" alignItems="end">${searchFields}</s-stack></form></s-section>`
+    : html`<form class="card filters" method="get" action="/admin" role="search">${searchFields}</form>`;
   // One store's page (a merchant's) has no Shop column.
   const cells = (l: OrderLink): Html[] => [
     html`<a href="${ctx.link(orderPath(l))}">${orderLabel(ctx, l)}</a>`,
     ...(merchant ? [] : [html`${l.shop}`]),
-    html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(l)}`,
+    html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(ctx, l)}`,
     html`<span class="mono">${l.sourceOrderId ?? '—'}</span>`,
     html`<span class="mono">${l.printOrderId ?? '—'}</span>`,
     shipmentsCell(ctx, l, data.tracking),
-    html`<span class="small muted">${formatTime(l.updatedAt)}</span>`,
+    subdued(ctx, formatTime(l.updatedAt)),
   ];
   const headings = merchant
     ? ['Order', 'Status', 'Print reference', "Printer's order id", 'Shipments and tracking', 'Updated']
@@ -94,30 +96,33 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
     ? banner(ctx, 'warning', html`print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.`)
     : '';
   const filtered = Boolean(filters.q || filters.shop || filters.from || filters.to);
+  const pager = row(
+    ctx,
+    html`${subdued(ctx, `${data.links.length} order(s) on this page, last changed first`, false)}
+${row(ctx, html`${data.paged ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status }), 'Newest') : ''}${
+      data.next ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status, cursor: data.next }), 'Next', ' rel="next"') : ''
+    }`)}`,
+    { spread: true },
+  );
   const body = html`${connect}${tabs}${search}
-<div class="card flush">
-${
-  data.links.length === 0
-    ? emptyOrders(ctx, filters, filtered)
-    : table
-}
-<div class="pager"><span class="muted">${data.links.length} order(s) on this page, last changed first</span>
-<span class="actions">${data.paged ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status }), 'Newest') : ''}${
-    data.next ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status, cursor: data.next }), 'Next', ' rel="next"') : ''
-  }</span></div>
-</div>`;
+${card(ctx, { flush: true }, html`${data.links.length === 0 ? emptyOrders(ctx, filters, filtered) : table}
+${pager}`)}`;
   return layout(ctx, 'Orders', 'orders', body, { problems: data.problems });
 }
 
 /** No orders: what to do next. A merchant with no order at all is told how the first one arrives. */
 function emptyOrders(ctx: PageContext, filters: OrderFilters, filtered: boolean): Html {
   const none = html`No orders${filters.status ? html` in ${filters.status}` : ''}${filtered ? ' match the search' : ' yet'}.`;
-  if (filtered || filters.status) return html`<p style="padding:16px" class="muted" id="no-orders">${none} ${linkButton(ctx, ctx.link('/admin'), 'Show all orders')}</p>`;
-  if (!isMerchant(ctx)) return html`<p style="padding:16px" class="muted" id="no-orders">${none}</p>`;
-  return html`<div style="padding:16px" id="no-orders"><p><strong>${none}</strong></p>
-<p>An order shows here as soon as it is placed in your store. To send a test order, place an order in your store for a product your mapping prints (a draft order marked as paid will do) and watch it appear here with its status.${
+  const padded = (inner: Html) => (ctx.embedded ? html`<s-box padding="base" id="no-orders">${inner}</s-box>` : html`<div style="padding:16px" id="no-orders">${inner}</div>`);
+  if (filtered || filters.status) return padded(paragraph(ctx, html`${none} ${linkButton(ctx, ctx.link('/admin'), 'Show all orders')}`, { subdued: true }));
+  if (!isMerchant(ctx)) return padded(paragraph(ctx, none, { subdued: true }));
+  return padded(html`${paragraph(ctx, html`<strong>${none}</strong>`)}
+${paragraph(
+  ctx,
+  html`An order shows here as soon as it is placed in your store. To send a test order, place an order in your store for a product your mapping prints (a draft order marked as paid will do) and watch it appear here with its status.${
     ctx.setup ? html` The <a href="${ctx.link('/admin/settings')}">Settings</a> checklist shows what is still needed before orders go to the printer.` : ''
-  }</p></div>`;
+  }`,
+)}`);
 }
 
 export function orderPage(
@@ -139,49 +144,51 @@ export function orderPage(
   const company = tracking ? (code: string) => tracking(l.shop, code, '').company : undefined;
   const words = merchant ? orderWords(l, data.lines, company) : Object.assign(asRecorded, { line: (gid: string) => gid, request: (gid: string) => gid });
   const detailOf = (h: HistoryEntry) => (merchant ? words(actorWords(h.detail ?? '', l.shop)).trim() : h.detail);
-  const body = html`<div class="card">
-<div class="actions" style="margin-bottom:12px">${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(l)} <span class="muted">since ${formatTime(l.statusAt)}</span></div>
-<dl class="facts">
-${merchant ? '' : html`<dt>Shop</dt><dd>${l.shop}</dd>`}
-<dt>Shopify order</dt><dd>${merchant ? orderLabel(ctx, l) : html`<span class="mono">${l.orderId}</span>`} ${shopifyOrderLink(ctx, l)}</dd>
-<dt>${merchant ? 'Print reference' : 'sourceOrderId'}</dt><dd class="mono">${l.sourceOrderId ?? '—'}</dd>
-<dt>${merchant ? "Printer's order id" : 'Print _id'}</dt><dd class="mono">${l.printOrderId ?? '—'}</dd>
-<dt>${merchant ? 'Times sent to the printer' : 'Submissions sent'}</dt><dd>${l.submitAttempts}</dd>
-${l.submitAfter ? html`<dt>Hold window ends</dt><dd>${formatTime(l.submitAfter)}</dd>` : ''}
-${l.cancelRequested ? html`<dt>Cancellation</dt><dd>requested ${merchant ? CANCELLED_BY[l.cancelRequested.by] : `by ${l.cancelRequested.by}`} at ${formatTime(l.cancelRequested.at)}</dd>` : ''}
-${l.status === 'not-printed' && l.notPrintedReason ? html`<dt>Not printed</dt><dd id="not-printed-reason">${words(l.notPrintedReason)}</dd>` : ''}
-${
-  l.topics && Object.keys(l.topics).length > 0
-    ? html`<dt>${merchant ? 'Heard from Shopify' : 'Webhooks received'}</dt><dd>${Object.entries(l.topics).map(([topic, at]) => html`<div>${merchant ? topicWords(topic) : topic} <span class="muted small">${formatTime(at)}</span></div>`)}</dd>`
-    : ''
-}
-<dt>Created / updated</dt><dd>${formatTime(l.createdAt)} / ${formatTime(l.updatedAt)}</dd>
-</dl>
-${data.allowed.resubmit || data.allowed.retry || data.allowed.cancel ? html`<h3>Actions</h3>${actionButtons(ctx, l, data.allowed)}` : ''}
-${waitLinks(ctx, l)}
-</div>
-${l.problems.length > 0 ? html`<div class="card" id="problems"><h2>Problems</h2>${problemList(l.problems, words)}</div>` : ''}
+  const summary = html`${row(ctx, html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(ctx, l)} ${subdued(ctx, `since ${formatTime(l.statusAt)}`, false)}`)}
+${facts(ctx, [
+  !merchant && ['Shop', l.shop],
+  ['Shopify order', html`${merchant ? orderLabel(ctx, l) : html`<span class="mono">${l.orderId}</span>`} ${shopifyOrderLink(ctx, l)}`],
+  [merchant ? 'Print reference' : 'sourceOrderId', l.sourceOrderId ?? '—', { mono: true }],
+  [merchant ? "Printer's order id" : 'Print _id', l.printOrderId ?? '—', { mono: true }],
+  [merchant ? 'Times sent to the printer' : 'Submissions sent', l.submitAttempts],
+  Boolean(l.submitAfter) && ['Hold window ends', formatTime(l.submitAfter)],
+  Boolean(l.cancelRequested) && ['Cancellation', `requested ${merchant ? CANCELLED_BY[l.cancelRequested!.by] : `by ${l.cancelRequested!.by}`} at ${formatTime(l.cancelRequested!.at)}`],
+  l.status === 'not-printed' && Boolean(l.notPrintedReason) && ['Not printed', words(l.notPrintedReason), { id: 'not-printed-reason' }],
+  Boolean(l.topics && Object.keys(l.topics).length > 0) && [
+    merchant ? 'Heard from Shopify' : 'Webhooks received',
+    Object.entries(l.topics ?? {}).map(([topic, at]) => html`<div>${merchant ? topicWords(topic) : topic} ${subdued(ctx, formatTime(at))}</div>`),
+  ],
+  ['Created / updated', `${formatTime(l.createdAt)} / ${formatTime(l.updatedAt)}`],
+])}
+${data.allowed.resubmit || data.allowed.retry || data.allowed.cancel ? html`${subheading(ctx, 'Actions')}${actionButtons(ctx, l, data.allowed)}` : ''}
+${waitLinks(ctx, l)}`;
+  const body = html`${card(ctx, {}, summary)}
+${l.problems.length > 0 ? card(ctx, { id: 'problems', heading: 'Problems' }, problemList(ctx, l.problems, words)) : ''}
 ${l.testRun ? testRunCard(ctx, l.testRun, words) : ''}
 ${l.fulfillmentRequest && l.fulfillmentRequest.fulfillmentOrders.length > 0 ? fulfillmentRequestCard(ctx, l.fulfillmentRequest, words) : ''}
 ${data.failedJobs.length > 0 ? failedJobsCard(ctx, data.failedJobs, words) : ''}
-<div class="card flush"><h2>Shipments and fulfillments</h2>
-${
+${card(
+  ctx,
+  { flush: true, heading: 'Shipments and fulfillments' },
   l.shipments.length === 0
-    ? html`<p style="padding:0 16px 16px" class="muted">No shipments planned yet (they are planned when the order is mapped).</p>`
+    ? ctx.embedded
+      ? html`<s-box padding="base">${paragraph(ctx, 'No shipments planned yet (they are planned when the order is mapped).', { subdued: true })}</s-box>`
+      : html`<p style="padding:0 16px 16px" class="muted">No shipments planned yet (they are planned when the order is mapped).</p>`
     : dataTable(
         ctx,
         [merchant ? 'Shipment' : '#', 'Status', 'Line items', 'Carrier and tracking', 'Shopify fulfillment'],
         l.shipments.map((s) => ({
           cells: [
             merchant ? shipmentLabel(ctx, s) : s.index,
-            html`<div>${shipmentBadge(ctx, shipmentState(l, s))}${s.shippedAt ? html`<div class="small muted">${formatTime(s.shippedAt)}</div>` : ''}</div>`,
-            html`<div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? (merchant ? words.line(li.lineItemId) : li.lineItemId)}${li.sku ? html` <span class="muted mono">${li.sku}</span>` : ''}</div>`)}</div>`,
+            html`<div>${shipmentBadge(ctx, shipmentState(l, s))}${s.shippedAt ? html`<div>${subdued(ctx, formatTime(s.shippedAt))}</div>` : ''}</div>`,
+            html`<div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? (merchant ? words.line(li.lineItemId) : li.lineItemId)}${li.sku ? html` ${subdued(ctx, html`<span class="mono">${li.sku}</span>`, false)}` : ''}</div>`)}</div>`,
             trackingText(ctx, l.shop, s, data.tracking) ?? '—',
-            html`<div class="${merchant ? '' : 'mono'}">${
+            html`<div${merchant ? '' : trusted(' class="mono"')}>${
               !s.fulfillmentId && s.waitingForRelease
-                ? html`${ctx.embedded ? html`<s-badge tone="caution">on hold in Shopify</s-badge>` : html`<span class="badge attention">on hold in Shopify</span>`}<div style="white-space:normal">${s.waitingForRelease.message}</div><div class="small muted">since ${formatTime(s.waitingForRelease.since)}${
-                    s.waitingForRelease.nextCheckAt ? `, checked again by ${formatTime(s.waitingForRelease.nextCheckAt)}` : ''
-                  }</div>`
+                ? html`${badge(ctx, 'attention', 'on hold in Shopify')}<div style="white-space:normal">${s.waitingForRelease.message}</div><div>${subdued(
+                    ctx,
+                    `since ${formatTime(s.waitingForRelease.since)}${s.waitingForRelease.nextCheckAt ? `, checked again by ${formatTime(s.waitingForRelease.nextCheckAt)}` : ''}`,
+                  )}</div>`
                 : s.fulfillmentId
                   ? merchant
                     ? 'fulfilled'
@@ -192,20 +199,23 @@ ${
             }${s.fulfilledTrackingNumber ? html`<div>${s.fulfilledTrackingNumber}</div>` : ''}</div>`,
           ],
         })),
-      )
-}
-</div>
-<div class="card"><h2>History (newest first)</h2>
-${
+      ),
+)}
+${card(
+  ctx,
+  { heading: 'History (newest first)' },
   data.history.length === 0
-    ? html`<p class="muted">No events recorded.</p>`
-    : html`<ol class="timeline">${data.history.map(
-        (h) => html`<li><span class="small muted">${formatTime(h.at)}</span><span><strong>${words(h.event)}</strong> <span class="badge new">${merchant ? (SOURCE_WORDS[h.source] ?? h.source) : h.source}</span>${
-          h.status ? html` → ${statusBadge(h.status, Boolean(ctx.embedded))}` : ''
-        }${detailOf(h) ? html`<div class="small">${detailOf(h)}</div>` : ''}</span></li>`,
-      )}</ol>`
-}
-</div>`;
+    ? paragraph(ctx, 'No events recorded.', { subdued: true })
+    : timeline(
+        ctx,
+        data.history.map((h) => ({
+          at: formatTime(h.at),
+          content: html`<strong>${words(h.event)}</strong> ${badge(ctx, 'new', merchant ? (SOURCE_WORDS[h.source] ?? h.source) : h.source)}${
+            h.status ? html` → ${statusBadge(h.status, Boolean(ctx.embedded))}` : ''
+          }${detailOf(h) ? html`<div${ctx.embedded ? '' : trusted(' class="small"')}>${detailOf(h)}</div>` : ''}`,
+        })),
+      ),
+)}`;
   return layout(ctx, `Order ${l.orderName ?? l.orderId}`, 'orders', body, { problems: data.problems });
 }
 
@@ -224,16 +234,16 @@ export function problemsPage(
   },
 ): Html {
   const merchant = isMerchant(ctx);
-  const orderItem = (l: OrderLink, allowed: OrderActionsAllowed) => html`<div class="item">
-<div class="head"><a href="${ctx.link(orderPath(l))}"><strong>${orderLabel(ctx, l)}</strong></a> ${statusBadge(l.status, Boolean(ctx.embedded))}${merchant ? '' : html` <span class="muted">${l.shop}</span>`}${
-    l.sourceOrderId ? html` <span class="mono muted">${l.sourceOrderId}</span>` : ''
-  }</div>
-${l.problems.length > 0 ? problemList(l.problems, merchant ? orderWords(l) : asRecorded) : html`<p class="muted">No reason was recorded; see the order's history.</p>`}
-<div style="margin-top:8px">${actionButtons(ctx, l, allowed, 'problems')}${waitLinks(ctx, l)}</div>
-</div>`;
+  const orderItem = (l: OrderLink, allowed: OrderActionsAllowed) => ({
+    head: html`<a href="${ctx.link(orderPath(l))}"><strong>${orderLabel(ctx, l)}</strong></a> ${statusBadge(l.status, Boolean(ctx.embedded))}${merchant ? '' : html` ${subdued(ctx, l.shop, false)}`}${
+      l.sourceOrderId ? html` ${subdued(ctx, html`<span class="mono">${l.sourceOrderId}</span>`, false)}` : ''
+    }`,
+    body: html`${l.problems.length > 0 ? problemList(ctx, l.problems, merchant ? orderWords(l) : asRecorded) : paragraph(ctx, "No reason was recorded; see the order's history.", { subdued: true })}
+${row(ctx, html`${actionButtons(ctx, l, allowed, 'problems')}${waitLinks(ctx, l)}`, { spaced: true })}`,
+  });
   const storeWait = (l: OrderLink) => l.problems.some((p) => p.kind === 'store-not-connected');
-  const section = (title: string, explain: string, items: Html[]) =>
-    html`<div class="card"><h2>${title} (${items.length})</h2><p class="muted">${explain}</p>${items.length === 0 ? html`<p>None.</p>` : items}</div>`;
+  const section = (title: string, explain: string, items: { head: Html; body: Html }[]) =>
+    card(ctx, { heading: `${title} (${items.length})` }, html`${paragraph(ctx, explain, { subdued: true })}${items.length === 0 ? paragraph(ctx, 'None.') : entries(ctx, items)}`);
   const body = html`
 ${section(
   'Waiting',
@@ -259,10 +269,12 @@ ${section(
   'Failed jobs',
   'Work that ran out of attempts (for example while the print service or Shopify was unreachable). Retry runs it again.',
   data.failedJobs.map(
-    (j) => html`<div class="item"><div class="head">${
-      j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${orderLabel(ctx, j.link)}</strong></a> ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${merchant ? `Order ${j.orderId.slice(j.orderId.lastIndexOf('/') + 1)}` : j.orderId}</strong>`
-    }${merchant ? '' : html` <span class="muted">${j.shop}</span>`} <span class="badge new">${merchant ? jobWords(j.queue, j.name) : `${j.queue}/${j.name}`}</span></div>
-<p>${merchant && j.link ? orderWords(j.link)(j.failedReason) : j.failedReason}</p>${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}</div>`,
+    (j) => ({
+      head: html`${
+        j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${orderLabel(ctx, j.link)}</strong></a> ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${merchant ? `Order ${j.orderId.slice(j.orderId.lastIndexOf('/') + 1)}` : j.orderId}</strong>`
+      }${merchant ? '' : html` ${subdued(ctx, j.shop, false)}`} ${badge(ctx, 'new', merchant ? jobWords(j.queue, j.name) : `${j.queue}/${j.name}`)}`,
+      body: html`${paragraph(ctx, merchant && j.link ? orderWords(j.link)(j.failedReason) : j.failedReason)}${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}`,
+    }),
   ),
 )}
 ${
@@ -271,10 +283,12 @@ ${
         'Postbacks that could not be understood',
         'The print service sent these to the postback URL, but their body could not be read as an event (docs/triggers.md has the templates print-bridge expects). Fix the trigger template at the print service; dismiss an entry once dealt with.',
         data.postbacks.entries.map(
-          (p) => html`<div class="item"><div class="head"><strong>${formatTime(p.receivedAt)}</strong> <span class="badge critical">unreadable</span></div>
-<p><strong>Why:</strong> ${p.error}</p>
+          (p) => ({
+            head: html`<strong>${formatTime(p.receivedAt)}</strong> ${badge(ctx, 'critical', 'unreadable')}`,
+            body: html`${paragraph(ctx, html`<strong>Why:</strong> ${p.error}`)}
 <pre>${p.body}</pre>
-<form method="post" action="${ctx.link(`/admin/postbacks/${encodeURIComponent(p.id)}/dismiss`)}">${ctx.formFields}<button type="submit">Dismiss</button></form></div>`,
+<form method="post" action="${ctx.link(`/admin/postbacks/${encodeURIComponent(p.id)}/dismiss`)}">${ctx.formFields}${submitButton(ctx, 'Dismiss')}</form>`,
+          }),
         ),
       )
     : ''
@@ -286,10 +300,15 @@ const CANCELLED_BY: Record<string, string> = { shopify: 'in Shopify', 'print-ser
 
 /** Work that ran out of attempts: for a merchant, what it was doing, never the queue and job names. */
 function failedJobsCard(ctx: PageContext, jobs: { queue: string; name: string; failedReason: string }[], words: Words): Html {
-  if (!isMerchant(ctx)) return html`<div class="card"><h2>Failed jobs</h2><ul class="problems">${jobs.map((j) => html`<li><strong>${j.queue}/${j.name}</strong>: ${j.failedReason}</li>`)}</ul></div>`;
-  return html`<div class="card" id="failed-work"><h2>Work that failed</h2><p class="muted small">print-bridge tried these several times and gave up (the printer or Shopify may have been unreachable). Retry runs them again.</p><ul class="problems">${jobs.map(
-    (j) => html`<li><strong>${capitalised(jobWords(j.queue, j.name))}</strong>: ${words(j.failedReason)}</li>`,
-  )}</ul></div>`;
+  if (!isMerchant(ctx)) return card(ctx, { heading: 'Failed jobs' }, list(ctx, jobs.map((j) => html`<strong>${j.queue}/${j.name}</strong>: ${j.failedReason}`)));
+  return card(
+    ctx,
+    { id: 'failed-work', heading: 'Work that failed' },
+    html`${paragraph(ctx, 'print-bridge tried these several times and gave up (the printer or Shopify may have been unreachable). Retry runs them again.', { subdued: true, small: true })}${list(
+      ctx,
+      jobs.map((j) => html`<strong>${capitalised(jobWords(j.queue, j.name))}</strong>: ${words(j.failedReason)}`),
+    )}`,
+  );
 }
 
 function capitalised(text: string): string {

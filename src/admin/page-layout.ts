@@ -1,5 +1,5 @@
 import { html, type Html, trusted } from './html.js';
-import { ADMIN_CSS } from './styles.js';
+import { ADMIN_CSS, EMBEDDED_CSS } from './styles.js';
 
 /** What every page needs to build its links and forms for the viewer's session. */
 export interface PageContext {
@@ -71,8 +71,8 @@ function embeddedLayout(ctx: PageContext, embedded: { apiKey: string }, title: s
 <script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script>
 <script src="https://cdn.shopify.com/shopifycloud/polaris.js"></script>
 <script src="/admin/assets/embedded.js" defer></script>
-<style>${trusted(ADMIN_CSS)}</style></head>
-<body class="embedded">
+<style>${trusted(EMBEDDED_CSS)}</style></head>
+<body>
 <s-app-nav>
 ${nav.map(([key, label, path]) => html`<s-link href="${ctx.link(path)}"${key === 'orders' ? trusted(' rel="home"') : ''}>${label}</s-link>`)}
 </s-app-nav>

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { html, type Html } from './html.js';
 import type { SessionSigner } from './session.js';
 import { linkFor, scopeOf, type Viewer } from './viewer.js';
-import { messagePage, type PageContext } from './page-layout.js';
+import { layout, messagePage, type PageContext } from './page-layout.js';
+import { card, paragraph } from './parts.js';
 
 /**
  * How the admin pages answer: pages with their security headers, redirects after a form (a JSON `{location}` for the
@@ -48,12 +49,31 @@ export function createResponder(deps: { signer: SessionSigner; apiKey?: string; 
     }
   }
 
+  function contextOf(viewer: Viewer, flash?: Flash): PageContext {
+    const shop = scopeOf(viewer);
+    return {
+      viewer: shop ? { kind: 'shop', shop } : { kind: 'operator' },
+      link: (path, query) => linkFor(viewer, path, query),
+      formFields: html`<input type="hidden" name="_csrf" value="${signer.csrfToken(viewer.session)}">`,
+      embedded: shop && deps.apiKey ? { apiKey: deps.apiKey } : undefined,
+      setup: deps.setup,
+      flash,
+    };
+  }
+
   function refuse(res: Response, viewer: Viewer | undefined, status: number, title: string, message: string): void {
     if (viewer?.bearer) {
       res.status(status).json({ error: message });
       return;
     }
-    pageHeaders(res, viewer ? scopeOf(viewer) : undefined);
+    const shop = viewer ? scopeOf(viewer) : undefined;
+    pageHeaders(res, shop);
+    // Inside the Shopify admin a refusal is an embedded page like the others: App Bridge, Polaris, the navigation.
+    if (viewer && shop && deps.apiKey) {
+      const ctx = contextOf(viewer);
+      sendHtml(res, status, layout(ctx, title, '', card(ctx, {}, paragraph(ctx, message, { id: 'refusal' }))));
+      return;
+    }
     sendHtml(res, status, messagePage(title, message));
   }
 
@@ -61,16 +81,8 @@ export function createResponder(deps: { signer: SessionSigner; apiKey?: string; 
     pageHeaders,
     refuse,
     render(req, res, viewer, page) {
-      const shop = scopeOf(viewer);
-      const ctx: PageContext = {
-        viewer: shop ? { kind: 'shop', shop } : { kind: 'operator' },
-        link: (path, query) => linkFor(viewer, path, query),
-        formFields: html`<input type="hidden" name="_csrf" value="${signer.csrfToken(viewer.session)}">`,
-        embedded: shop && deps.apiKey ? { apiKey: deps.apiKey } : undefined,
-        setup: deps.setup,
-        flash: openFlash(req.query.flash),
-      };
-      pageHeaders(res, shop);
+      const ctx = contextOf(viewer, openFlash(req.query.flash));
+      pageHeaders(res, scopeOf(viewer));
       sendHtml(res, 200, page(ctx));
     },
     redirect(res, viewer, path, flash, query = {}) {

@@ -5,6 +5,7 @@ import { fulfillmentSection } from './fulfillment-settings.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
+import { badge, card, checkbox, facts, list, paragraph, row, subdued, subheading } from './parts.js';
 
 /**
  * A store's own set-up (issue 16): the onboarding checklist and Go live, the print account with Test connection,
@@ -47,37 +48,53 @@ export function settingsPage(ctx: PageContext, data: SettingsView): Html {
     field: { name: 'confirm', value: 'yes' },
   };
   const settingsLink = ctx.link('/admin/settings', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {});
-  const modeBadge = (mode: string) =>
-    ctx.embedded ? html`<s-badge tone="${mode === 'live' ? 'success' : 'attention'}">${mode} mode</s-badge>` : html`<span class="badge ${mode === 'live' ? 'success' : 'attention'}">${mode} mode</span>`;
+  const modeBadge = (mode: string) => badge(ctx, mode === 'live' ? 'success' : 'attention', `${mode} mode`);
 
-  const checklist = html`<div class="card" id="checklist"><h2>Getting started ${modeBadge(setup.mode)}</h2>
-${
+  const checklist = card(
+    ctx,
+    { id: 'checklist', heading: 'Getting started', aside: modeBadge(setup.mode) },
+    html`${
   own
-    ? html`<ol class="checklist">${data.checklist.items.map(
-        (i) => html`<li data-done="${String(i.done)}"><span aria-hidden="true">${i.done ? '✓' : '○'}</span> <strong>${i.label}</strong>${i.done ? html` <span class="muted small">(done)</span>` : ''}<div class="small muted">${i.detail}</div></li>`,
-      )}</ol>
+    ? html`${list(
+        ctx,
+        data.checklist.items.map((i) => ({
+          attributes: `data-done="${String(i.done)}"`,
+          content: html`<span aria-hidden="true">${i.done ? '✓' : '○'}</span> <strong>${i.label}</strong>${i.done ? html` ${subdued(ctx, '(done)')}` : ''}<div>${subdued(ctx, i.detail)}</div>`,
+        })),
+        { ordered: true, className: 'checklist' },
+      )}
 ${
   setup.mode === 'test'
     ? data.checklist.ready
       ? html`${form(
           '/admin/settings/mode',
-          html`<input type="hidden" name="mode" value="live"><label class="inline"><input type="checkbox" name="confirm" value="yes" required> I want orders created at the print service from now on (and the test orders waiting below sent, once each).</label>${submitButton(ctx, 'Go live', { primary: true })}`,
+          html`<input type="hidden" name="mode" value="live">${checkbox(ctx, { name: 'confirm', value: 'yes', required: true, label: 'I want orders created at the print service from now on (and the test orders waiting below sent, once each).' })}${submitButton(ctx, 'Go live', { primary: true })}`,
           confirmAttributes(ctx, goLive),
         )}${confirmModal(ctx, goLive)}`
-      : html`<p class="muted">Go live is possible once every step above is done. Until then orders are mapped and checked by the print service, and nothing is created.</p>`
-    : form('/admin/settings/mode', html`<input type="hidden" name="mode" value="test"><p class="muted">Live: orders are created at the print service.</p>${submitButton(ctx, 'Back to test mode')}`)
+      : paragraph(ctx, 'Go live is possible once every step above is done. Until then orders are mapped and checked by the print service, and nothing is created.', { subdued: true })
+    : form('/admin/settings/mode', html`<input type="hidden" name="mode" value="test">${paragraph(ctx, 'Live: orders are created at the print service.', { subdued: true })}${submitButton(ctx, 'Back to test mode')}`)
 }`
-    : html`<p>This store uses the print account of the people who run this app: orders are created at their print service (${setup.mode} mode). To use your own account, enter it below: your store then starts in test mode.</p>`
-}</div>`;
+    : paragraph(ctx, `This store uses the print account of the people who run this app: orders are created at their print service (${setup.mode} mode). To use your own account, enter it below: your store then starts in test mode.`)
+}`,
+  );
 
   const check = setup.accountCheck;
-  const account = html`<div class="card" id="account"><h2>Print account</h2>
-${own ? html`<dl class="facts"><dt>Base URL</dt><dd class="mono">${own.baseUrl}</dd><dt>Orders URL</dt><dd class="mono">${own.ordersUrl ?? own.baseUrl}</dd><dt>Source account</dt><dd>${own.sourceAccount}</dd><dt>Destination</dt><dd>${own.destination ?? '— (the mapping\'s)'}</dd><dt>Connected</dt><dd>${formatTime(own.connectedAt)}</dd><dt>Access token and secret</dt><dd class="muted">stored encrypted; never shown again</dd></dl>` : ''}
+  const accountFacts = own
+    ? facts(ctx, [
+        ['Base URL', own.baseUrl, { mono: true }],
+        ['Orders URL', own.ordersUrl ?? own.baseUrl, { mono: true }],
+        ['Source account', own.sourceAccount],
+        ['Destination', own.destination ?? "— (the mapping's)"],
+        ['Connected', formatTime(own.connectedAt)],
+        ['Access token and secret', subdued(ctx, 'stored encrypted; never shown again', false)],
+      ])
+    : '';
+  const account = card(ctx, { id: 'account', heading: 'Print account' }, html`${accountFacts}
 ${check ? banner(ctx, check.ok ? 'success' : 'critical', html`<strong>${check.ok ? 'Connection works' : 'Connection failed'}</strong> (${formatTime(check.at)}): ${check.message}`, ' id="account-check"') : ''}
-${own ? html`<div class="actions" style="margin-top:12px">${form('/admin/settings/account/test', submitButton(ctx, 'Test connection'))}${form('/admin/settings/account/remove', submitButton(ctx, "Use the app's account instead", { tone: 'critical' }))}</div>
-${ctx.viewer.kind === 'shop' ? html`<p class="muted small" id="account-remove-note">On the app's account the app's mapping serves your store and the mapping editor is read only; the versions you saved are kept for when you connect an account of your own again.</p>` : ''}` : ''}
-<h3>${own ? 'Replace the account' : 'Connect your account'}</h3>
-<p class="muted small">From your print service's account settings. The secret key signs every request; it is stored encrypted and never shown again. Saving makes one signed call first and tells you what the print service answered.</p>
+${own ? html`${row(ctx, html`${form('/admin/settings/account/test', submitButton(ctx, 'Test connection'))}${form('/admin/settings/account/remove', submitButton(ctx, "Use the app's account instead", { tone: 'critical' }))}`, { spaced: true })}
+${ctx.viewer.kind === 'shop' ? paragraph(ctx, "On the app's account the app's mapping serves your store and the mapping editor is read only; the versions you saved are kept for when you connect an account of your own again.", { subdued: true, small: true, id: 'account-remove-note' }) : ''}` : ''}
+${subheading(ctx, own ? 'Replace the account' : 'Connect your account')}
+${paragraph(ctx, "From your print service's account settings. The secret key signs every request; it is stored encrypted and never shown again. Saving makes one signed call first and tells you what the print service answered.", { subdued: true, small: true })}
 ${data.refused ? banner(ctx, 'critical', html`<strong>Nothing was saved.</strong> ${data.refused} The values you typed are below; enter the access token and secret key again (they are never sent back to the page).`, ' id="account-refused" role="alert"') : ''}
 ${form(
   '/admin/settings/account',
@@ -87,20 +104,22 @@ ${textField(ctx, { name: 'token', label: 'Access token', value: '' })}
 ${textField(ctx, { kind: 'password', name: 'secret', label: 'Secret key', value: '' })}
 ${textField(ctx, { name: 'sourceAccount', label: 'Source account name', value: data.input?.sourceAccount ?? own?.sourceAccount })}
 ${textField(ctx, { name: 'destination', label: 'Destination (printer) account, optional', value: data.input?.destination ?? own?.destination })}
-<div style="margin-top:12px">${submitButton(ctx, 'Save and test', { primary: true })}</div>`,
+${row(ctx, submitButton(ctx, 'Save and test', { primary: true }), { spaced: true })}`,
   saveBarAttributes(ctx, 'account-save-bar', data.refused ? { discard: settingsLink } : undefined),
-)}${saveBar(ctx, 'account-save-bar')}</div>`;
+)}${saveBar(ctx, 'account-save-bar')}`);
 
   const fulfillment = data.fulfillment ? fulfillmentSection(ctx, data.fulfillment, form) : '';
 
   const postback = data.postback
-    ? html`<div class="card" id="postback"><h2>Postback address</h2>
-<p>Your print service tells print-bridge what happens to each order (received, print ready, shipped with tracking, errors) by calling this address. In your print service, add one trigger per event below: method <code>POST</code>, header <code>Content-Type: application/json</code>, this URL, and the event's template as the body. The address only acts on this store's orders.</p>
+    ? card(
+        ctx,
+        { id: 'postback', heading: 'Postback address' },
+        html`${paragraph(ctx, html`Your print service tells print-bridge what happens to each order (received, print ready, shipped with tracking, errors) by calling this address. In your print service, add one trigger per event below: method <code>POST</code>, header <code>Content-Type: application/json</code>, this URL, and the event's template as the body. The address only acts on this store's orders.`)}
 <pre class="mono" id="postback-url">${data.postback.url}</pre>
-${form('/admin/settings/postback/rotate', html`<label class="inline"><input type="checkbox" name="confirm" value="yes" required> Issue a new address (the current one keeps working for 24 hours while you change the triggers)</label>${submitButton(ctx, 'New address')}`, confirmAttributes(ctx, rotate))}${confirmModal(ctx, rotate)}
-<h3>Trigger templates</h3>
-${data.postback.triggers.map((t) => html`<h3 class="small">${t.event}</h3><pre class="mono">${t.template}</pre>`)}
-</div>`
+${form('/admin/settings/postback/rotate', html`${checkbox(ctx, { name: 'confirm', value: 'yes', required: true, label: 'Issue a new address (the current one keeps working for 24 hours while you change the triggers)' })}${submitButton(ctx, 'New address')}`, confirmAttributes(ctx, rotate))}${confirmModal(ctx, rotate)}
+${subheading(ctx, 'Trigger templates')}
+${data.postback.triggers.map((t) => html`${ctx.embedded ? html`<s-text type="strong">${t.event}</s-text>` : html`<h3 class="small">${t.event}</h3>`}<pre class="mono">${t.template}</pre>`)}`,
+      )
     : '';
 
   return layout(ctx, 'Settings', 'settings', html`${checklist}${fulfillment}${account}${postback}${trusted('')}`, { problems: data.problems });

@@ -96,3 +96,21 @@ label.inline input{margin-top:3px}
   .top .who{margin-left:0}
 }
 `;
+
+/**
+ * The embedded pages' own CSS: only what Polaris has no component for (Polaris draws every layout piece there): code
+ * and identifiers in monospace, a code block, the version diff and the mapping editor (CodeMirror).
+ */
+export const EMBEDDED_CSS = `
+.mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,monospace;font-size:12px;word-break:break-all}
+.nowrap{white-space:nowrap;word-break:normal}
+pre{background:#f7f7f7;border-radius:8px;padding:12px;overflow-x:auto;font-size:12px;line-height:18px;margin:8px 0;white-space:pre-wrap;word-break:break-word}
+.diff .diff-add{background:#cdfee1;display:block}
+.diff .diff-del{background:#fed1d7;display:block}
+.diff .diff-same{display:block;color:#616161}
+label[for=mapping-yaml]{display:block;font-weight:550;margin:12px 0 4px}
+textarea[data-editor]{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;width:100%;min-height:160px}
+.cm-editor{border:1px solid #8a8a8a;border-radius:8px;font-size:12px;max-height:70vh}
+.cm-editor .cm-scroller{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+#mapping-problems .problem{color:#8e0b21;margin:4px 0}
+`;

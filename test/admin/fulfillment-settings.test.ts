@@ -98,7 +98,7 @@ describe('the fulfillment mode on the Settings page', () => {
     expect(await stored()).toBe('service');
     expect(h.standIn.listFulfillmentServices(SHOP)).toEqual([expect.objectContaining({ callbackUrl: `${h.runtime.url}/fulfillment_service` })]);
     // The way back asks for a confirmation.
-    expect(page).toMatch(/name="mode" value="merchant"><label class="inline"><input type="checkbox" name="confirm" value="yes" required>/);
+    expect(page).toMatch(/name="mode" value="merchant"><s-checkbox name="confirm" value="yes" label="[^"]+" required>/);
   });
 
   it('goes back to merchant mode only once confirmed (operator, for the store)', async () => {

@@ -73,7 +73,7 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     await fill('merchant-secret-42');
     await toast('Saved.').waitFor();
     expect(await page.locator('#account-check').innerText()).toMatch(/Connection works/);
-    const items = () => page.locator('ol.checklist li').evaluateAll((lis) => lis.map((li) => `${li.querySelector('strong')?.textContent}: ${li.getAttribute('data-done')}`));
+    const items = () => page.locator('#checklist s-list-item').evaluateAll((lis) => lis.map((li) => `${li.querySelector('strong')?.textContent}: ${li.getAttribute('data-done')}`));
     expect(await items()).toEqual([
       'Print account connected and tested: true',
       'Postback address set up at the print service: true',
