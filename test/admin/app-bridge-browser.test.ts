@@ -144,7 +144,7 @@ describe.skipIf(!existsSync(CHROMIUM))('App Bridge modals, save bars and toasts'
     await leave.waitFor();
     await page.screenshot({ path: join(SHOTS, 'app-bridge-editor-leave.png'), fullPage: true });
     await leave.getByRole('button', { name: 'Stay' }).click();
-    await page.waitForTimeout(300);
+    await leave.waitFor({ state: 'detached' });
     expect(new URL(page.url()).pathname).toBe('/admin/mappings/editor');
     expect(await page.locator('#mapping-yaml').inputValue()).toContain('# a change not saved yet');
 
