@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AssignedFulfillmentOrder, FulfillmentServiceRef, RequestRejection } from '../../bridge/shopify-data.js';
 import { ShopifyProtocolError } from './errors.js';
-import { gid, userErrorSchema, type AdminRequests } from './request.js';
+import { fulfillmentOrderLinesPage, gid, userErrorSchema, type AdminRequests } from './request.js';
 
 /**
  * The fulfillment-service operations (fulfillment-service mode, docs/fulfillment.md): the app's service and its
@@ -147,17 +147,7 @@ const assignedSchema = z.object({
         status: z.string(),
         requestStatus: z.string(),
         order: z.object({ id: gid('Order'), name: z.string() }),
-        lineItems: z.object({
-          nodes: z.array(
-            z.object({
-              id: gid('FulfillmentOrderLineItem'),
-              totalQuantity: z.number().int(),
-              remainingQuantity: z.number().int(),
-              lineItem: z.object({ id: gid('LineItem'), sku: z.string().nullable() }),
-            }),
-          ),
-          pageInfo: z.object({ hasNextPage: z.boolean() }),
-        }),
+        lineItems: fulfillmentOrderLinesPage(z.object({ id: gid('LineItem'), sku: z.string().nullable() })),
       }),
     ),
     pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),

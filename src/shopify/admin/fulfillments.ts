@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, TrackingInfo } from '../../bridge/shopify-data.js';
 import { ShopifyProtocolError } from './errors.js';
 import { STATUS_METAFIELD } from './order-status.js';
-import { gid, pageInfoSchema, parseJsonValue, userErrorSchema, type AdminRequests } from './request.js';
+import { fulfillmentOrderLinesPage, gid, pageInfoSchema, parseJsonValue, userErrorSchema, type AdminRequests } from './request.js';
 
 /**
  * The fulfillment operations: the order with what fulfilling it needs (fulfillment orders, their lines and holds, the
@@ -70,17 +70,7 @@ const orderForFulfillmentSchema = z.object({
             status: z.string(),
             fulfillAt: z.string().nullable(),
             fulfillmentHolds: z.array(fulfillmentHoldSchema),
-            lineItems: z.object({
-              nodes: z.array(
-                z.object({
-                  id: gid('FulfillmentOrderLineItem'),
-                  totalQuantity: z.number().int(),
-                  remainingQuantity: z.number().int(),
-                  lineItem: lineItemSchema,
-                }),
-              ),
-              pageInfo: pageInfoSchema,
-            }),
+            lineItems: fulfillmentOrderLinesPage(lineItemSchema),
           }),
         ),
         pageInfo: pageInfoSchema,

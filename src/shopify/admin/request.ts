@@ -20,6 +20,14 @@ export const gid = (kind: string) =>
   z.string().regex(new RegExp(`^gid://shopify/${kind}/\\d+$`), `must be a gid://shopify/${kind}/<id>`);
 
 export const pageInfoSchema = z.object({ hasNextPage: z.boolean() });
+
+/** A page of a fulfillment order's lines, each with the order line item it stands for (read as `lineItem`). */
+export function fulfillmentOrderLinesPage<T extends z.ZodType>(lineItem: T) {
+  return z.object({
+    nodes: z.array(z.object({ id: gid('FulfillmentOrderLineItem'), totalQuantity: z.number().int(), remainingQuantity: z.number().int(), lineItem })),
+    pageInfo: pageInfoSchema,
+  });
+}
 export const userErrorSchema = z.object({
   field: z.array(z.string()).nullable(),
   message: z.string(),
