@@ -6,6 +6,8 @@ import type { ShopifyAdminApi } from '../shopify/admin-api.js';
 export function adminApiFulfillmentRequests(
   forShop: (shop: string) => Promise<ShopifyAdminApi>,
   services: Pick<FulfillmentServiceStore, 'get' | 'setMerchant'>,
+  /** Forgets the cached set-up of the store (its mode changed). */
+  invalidate: (shop: string) => void = () => undefined,
 ): FulfillmentRequestsPort {
   return {
     async serviceLocation(shop) {
@@ -32,6 +34,7 @@ export function adminApiFulfillmentRequests(
     },
     async forgetService(shop) {
       await services.setMerchant(shop);
+      invalidate(shop);
     },
   };
 }

@@ -38,15 +38,16 @@ export function confirmModal(ctx: PageContext, confirmation: Confirmation): Html
   return html`<ui-modal id="${safeId(confirmation.id)}">${confirmation.body}<ui-title-bar title="${confirmation.title}"><button variant="primary" tone="critical" data-confirm-yes>${confirmation.action}</button><button data-confirm-keep>${confirmation.keep ?? 'Cancel'}</button></ui-title-bar></ui-modal>`;
 }
 
-/**
- * A save bar for the form whose attributes `saveBarAttributes` gives. `unsaved`: the page shows values that are not
- * stored (a refused save): the bar shows from the start, and Discard loads `discard` (the page as stored).
- */
+/** A save bar for the form whose attributes `saveBarAttributes` gives. */
 export function saveBar(ctx: PageContext, id: string): Html {
   if (!ctx.embedded) return html``;
   return html`<ui-save-bar id="${safeId(id)}"><button variant="primary" data-save-bar-save>Save</button><button data-save-bar-discard>Discard</button></ui-save-bar>`;
 }
 
+/**
+ * The form's attributes that tie it to its save bar. `unsaved`: the page shows values that are not stored (a refused
+ * save): the bar shows from the start, and Discard loads `discard` (the page as stored).
+ */
 export function saveBarAttributes(ctx: PageContext, id: string, unsaved?: { discard: string }): Html {
   if (!ctx.embedded) return html``;
   return html` data-save-bar="${safeId(id)}"${unsaved ? html` data-unsaved="true" data-discard="${unsaved.discard}"` : ''}`;

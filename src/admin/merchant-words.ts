@@ -1,5 +1,5 @@
 import type { OrderLink } from '../orders/model.js';
-import { quoteBigIntegers } from '../shopify/json.js';
+import { lineItemGid, parseOrderWebhook } from '../shopify/order-webhook.js';
 
 /**
  * Merchant words (issue 26): what the app records about an order (problems, history, failed work, the print service's
@@ -18,18 +18,9 @@ export interface OrderLine {
 
 /** The Shopify order's line items, in order, from a stored webhook body; none when it is not kept or not readable. */
 export function orderLinesOf(body: string | undefined): OrderLine[] {
-  if (!body) return [];
-  try {
-    const order = JSON.parse(quoteBigIntegers(body)) as { line_items?: unknown; order?: { line_items?: unknown } };
-    const lines = Array.isArray(order.line_items) ? order.line_items : Array.isArray(order.order?.line_items) ? order.order.line_items : [];
-    return (lines as Record<string, unknown>[]).map((l) => ({
-      gid: typeof l.admin_graphql_api_id === 'string' ? l.admin_graphql_api_id : `gid://shopify/LineItem/${String(l.id)}`,
-      sku: typeof l.sku === 'string' && l.sku ? l.sku : undefined,
-      title: typeof l.title === 'string' ? l.title : undefined,
-    }));
-  } catch {
-    return [];
-  }
+  const parsed = body ? parseOrderWebhook(body) : undefined;
+  if (!parsed?.ok) return [];
+  return parsed.order.line_items.map((l) => ({ gid: lineItemGid(l), sku: l.sku || undefined, title: l.title ?? undefined }));
 }
 
 export type Words = (text: string | undefined) => string;

@@ -156,7 +156,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     scheduler: new QueueScheduler(queues),
     sessions,
     connections: sessionConnections(sessions),
-    fulfillmentRequests: adminApiFulfillmentRequests((shop) => adminClients.forShop(shop), fulfillmentServices),
+    fulfillmentRequests: adminApiFulfillmentRequests((shop) => adminClients.forShop(shop), fulfillmentServices, (shop) => printAccounts.invalidate(shop)),
     logger,
     clock: () => new Date(),
   };
@@ -195,6 +195,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
       shopify: (shop) => adminClients.forShop(shop),
       appUrl: config.APP_URL ?? '',
       takeRequests: (shop) => deps.scheduler.takeFulfillmentRequests(shop, 'service mode chosen'),
+      invalidate: (shop) => printAccounts.invalidate(shop),
       clock: deps.clock,
     },
     async close() {

@@ -18,15 +18,15 @@ export type CancelOutcome =
  * shipped) is shown on the Shopify order as a tag and a note.
  */
 export async function cancelPrintOrder(deps: BridgeDeps, shop: string, orderId: string): Promise<CancelOutcome> {
-  const outcome = await cancelOnce(deps, shop, orderId);
-  // In fulfillment-service mode a cancellation request waits for this outcome for its answer (fulfillment-requests.ts).
   const link = await deps.store.get(shop, orderId);
+  const outcome = await cancelOnce(deps, shop, orderId, link);
+  // In fulfillment-service mode a cancellation request (recorded before this job was queued) waits for this outcome
+  // for its answer (fulfillment-requests.ts).
   if (link?.fulfillmentRequest?.fulfillmentOrders.some((fo) => fo.cancellation === 'requested')) await deps.scheduler.answerFulfillmentRequests(shop, orderId);
   return outcome;
 }
 
-async function cancelOnce(deps: BridgeDeps, shop: string, orderId: string): Promise<CancelOutcome> {
-  const link = await deps.store.get(shop, orderId);
+async function cancelOnce(deps: BridgeDeps, shop: string, orderId: string, link: OrderLink | undefined): Promise<CancelOutcome> {
   if (!link || link.status === 'cancelled') return { kind: 'already-cancelled' };
   if (link.status === 'submitting') {
     throw new OrderBusyError(`Order ${link.orderName ?? orderId} is being submitted; the cancellation waits for the submission to settle.`);

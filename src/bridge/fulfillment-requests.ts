@@ -2,6 +2,7 @@ import type { OrderLink } from '../orders/model.js';
 import { mergeRequests, pendingRequests, recordAnswer, type PlannedRejection, type RequestedFulfillmentOrder, type ServiceRequest } from '../orders/service-request.js';
 import { isSubmittedStatus } from '../orders/status.js';
 import { ShopifyUserError } from '../shopify/admin-api.js';
+import { parseOrderWebhook } from '../shopify/order-webhook.js';
 import type { AssignedFulfillmentOrder } from './shopify-data.js';
 import type { BridgeDeps, FulfillmentRequestsPort } from './ports.js';
 
@@ -45,7 +46,8 @@ async function takeRequestsOfOrder(deps: BridgeDeps, port: FulfillmentRequestsPo
       deps.logger.warn({ shop, orderId }, 'a fulfillment request names an order Shopify does not show the app; left unanswered');
       return;
     }
-    const updatedAt = /"updated_at"\s*:\s*"([^"]+)"/.exec(body)?.[1] ?? deps.clock().toISOString();
+    const parsed = parseOrderWebhook(body);
+    const updatedAt = (parsed.ok ? parsed.order.updated_at : undefined) ?? deps.clock().toISOString();
     await deps.store.saveOrderBody(shop, orderId, updatedAt, body);
   }
   const at = deps.clock().toISOString();

@@ -8,11 +8,6 @@ import type { BridgeDeps } from './ports.js';
  * rejected back to the merchant with what to fix, instead of waiting silently.
  */
 
-/** Whether the store is in fulfillment-service mode now. */
-export async function inServiceMode(deps: BridgeDeps, shop: string): Promise<boolean> {
-  return Boolean(deps.fulfillmentRequests && (await deps.fulfillmentRequests.serviceLocation(shop)));
-}
-
 /** In service mode an order waits for Shopify's request: noted once on the order, nothing sent, no problem shown. */
 export async function awaitFulfillmentRequest(deps: BridgeDeps, link: OrderLink): Promise<{ kind: 'waiting'; reason: string }> {
   const reason = 'no fulfillment request';

@@ -14,7 +14,7 @@ import { isWaitKind, recordProblems } from './submission-problems.js';
 import { testRun } from './submit-test-mode.js';
 import { markSubmittedInShopify, sendPrintOrder } from './send-print-order.js';
 import { pendingRequests } from '../orders/service-request.js';
-import { awaitFulfillmentRequest, bodyToMap, inServiceMode, rejectPendingRequests } from './service-submission.js';
+import { awaitFulfillmentRequest, bodyToMap, rejectPendingRequests } from './service-submission.js';
 
 export type SubmitShopifyOutcome =
   | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
@@ -70,7 +70,7 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     if (!deps.mapping.settingsFor(shop)) return recordWait(deps, link, noMappingProblem(shop, at), true);
     setup = await deps.printAccounts.setupOf(shop);
     if (setup.account === 'none') return recordWait(deps, link, noPrintAccountProblem(shop, at), true);
-    if ((await inServiceMode(deps, shop)) && pendingRequests(link.fulfillmentRequest).length === 0) return awaitFulfillmentRequest(deps, link);
+    if (setup.fulfillmentLocation && pendingRequests(link.fulfillmentRequest).length === 0) return awaitFulfillmentRequest(deps, link);
   }
 
   const stored = await deps.store.getOrderBody(shop, orderId);

@@ -1,4 +1,4 @@
-import { quoteBigIntegers } from '../shopify/json.js';
+import { parseJsonLossless } from '../shopify/json.js';
 
 /**
  * Fulfillment-service mode (docs/fulfillment.md): Shopify asks the app's location to fulfil fulfillment orders, and the
@@ -111,7 +111,7 @@ export function recordAnswer(
  * exactly what the requests ask for, and a mixed cart's other lines stay the merchant's. Integers past 2^53 stay exact.
  */
 export function onlyRequestedLines(body: string, quantities: ReadonlyMap<string, number>): string {
-  const order = JSON.parse(quoteBigIntegers(body)) as { line_items?: Record<string, unknown>[]; refunds?: unknown };
+  const order = parseJsonLossless(body) as { line_items?: Record<string, unknown>[]; refunds?: unknown };
   const gidOf = (line: Record<string, unknown>) =>
     typeof line.admin_graphql_api_id === 'string' ? line.admin_graphql_api_id : `gid://shopify/LineItem/${String(line.id)}`;
   order.line_items = (order.line_items ?? [])

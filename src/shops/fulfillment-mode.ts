@@ -25,6 +25,8 @@ export interface FulfillmentModeDeps {
   appUrl: string;
   /** Reads the requests already waiting (a store switched to service mode may have some). */
   takeRequests(shop: string): Promise<void>;
+  /** Forgets this process's cached set-up of the store (PrintAccounts), so its next order sees the new mode. */
+  invalidate?(shop: string): void;
   clock: () => Date;
 }
 
@@ -59,6 +61,7 @@ async function becomeService(deps: FulfillmentModeDeps, shop: string): Promise<F
     createdAt: current.service?.id === service.id ? current.service.createdAt : deps.clock().toISOString(),
   };
   await deps.services.setService(shop, record);
+  deps.invalidate?.(shop);
   await deps.takeRequests(shop);
   return {
     mode: 'service',
@@ -73,6 +76,7 @@ async function becomeMerchant(deps: FulfillmentModeDeps, shop: string): Promise<
   const current = await deps.services.get(shop);
   if (!current.service) {
     await deps.services.setMerchant(shop);
+    deps.invalidate?.(shop);
     return { mode: 'merchant', message: `${shop} is merchant-managed: print-bridge fulfils the store's own fulfillment orders from the mapping.` };
   }
   const api = await deps.shopify(shop);
@@ -81,6 +85,7 @@ async function becomeMerchant(deps: FulfillmentModeDeps, shop: string): Promise<
   // KEEP: the location, with the merchant's stock and its fulfillment orders, stays the merchant's.
   if (stillThere) await api.deleteFulfillmentService(current.service.id, 'KEEP');
   await deps.services.setMerchant(shop);
+  deps.invalidate?.(shop);
   const pending =
     open.length > 0
       ? ` ${open.length} fulfillment request(s) not yet answered stay at that location as the merchant's to fulfil; print-bridge does not print them.`

@@ -54,6 +54,8 @@ export interface ShopSetup {
   shop: string;
   mode: PrintMode;
   fulfillment: FulfillmentMode;
+  /** In service mode: the location of the app's fulfillment service (what Shopify requests of). */
+  fulfillmentLocation?: string;
   printAccount?: PrintAccountView;
   accountCheck?: AccountCheck;
   testValidatedAt?: string;

@@ -18,10 +18,14 @@ import type { ShopSettingsStore } from './settings-store.js';
  * change in this process (`invalidate`) and at most `refreshMs` after a change made by another process.
  */
 
-export type PrintSetup =
+export type PrintSetup = (
   | { account: AccountRef; mode: PrintMode; service: PrintServicePort; destination?: string }
   /** Neither an account of its own nor one in the environment: its orders wait, visibly. */
-  | { account: 'none'; mode: PrintMode };
+  | { account: 'none'; mode: PrintMode }
+) & {
+  /** Fulfillment-service mode: the app's location, whose requested lines alone are printed (docs/fulfillment.md). */
+  fulfillmentLocation?: string;
+};
 
 export interface PrintAccountsPort {
   /** The store's set-up for a new submission. */
@@ -108,11 +112,12 @@ export class PrintAccounts implements PrintAccountsPort {
 
   private async read(shop: string): Promise<PrintSetup> {
     const [settings, own] = await Promise.all([this.options.settings.get(shop), this.options.settings.printAccountOf(shop)]);
+    const fulfillmentLocation = settings.fulfillmentLocation;
     if (own) {
-      return { account: 'own', mode: settings.mode, service: this.clientFor(own.account), destination: own.account.destination };
+      return { account: 'own', mode: settings.mode, service: this.clientFor(own.account), destination: own.account.destination, fulfillmentLocation };
     }
-    if (!this.options.envClient) return { account: 'none', mode: settings.mode };
-    return { account: 'env', mode: settings.mode, service: this.options.envClient };
+    if (!this.options.envClient) return { account: 'none', mode: settings.mode, fulfillmentLocation };
+    return { account: 'env', mode: settings.mode, service: this.options.envClient, fulfillmentLocation };
   }
 
   private clientFor(account: PrintAccount): Client {

@@ -11,6 +11,7 @@ type SettingsRow = {
   shop: string;
   mode: string;
   fulfillment_mode: string | null;
+  fulfillment_service: { locationId?: string } | null;
   print_account: Record<string, unknown> | null;
   account_check: AccountCheck | null;
   test_validated_at: string | null;
@@ -217,6 +218,7 @@ export class ShopSettingsStore {
       shop: row.shop,
       mode: row.mode === 'test' ? 'test' : 'live',
       fulfillment: row.fulfillment_mode === 'service' ? 'service' : 'merchant',
+      fulfillmentLocation: row.fulfillment_mode === 'service' ? row.fulfillment_service?.locationId : undefined,
       // What a page may show of the account: never the token or the secret.
       printAccount: account
         ? { baseUrl: account.baseUrl, ordersUrl: account.ordersUrl, sourceAccount: account.sourceAccount, destination: account.destination, connectedAt: account.connectedAt }
@@ -229,7 +231,7 @@ export class ShopSettingsStore {
   }
 }
 
-const columns = sql.raw('shop, mode, fulfillment_mode, print_account, account_check, test_validated_at, mapping_version, revision, updated_at');
+const columns = sql.raw('shop, mode, fulfillment_mode, fulfillment_service, print_account, account_check, test_validated_at, mapping_version, revision, updated_at');
 
 function isoOf(column: ReturnType<typeof sql>) {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
