@@ -153,7 +153,7 @@ describe.skipIf(!existsSync(CHROMIUM))('App Bridge modals, save bars and toasts'
     await saveBar().waitFor({ state: 'detached' });
     await waitFor(async () => (await page.locator('#mapping-yaml').inputValue()) === original, { what: 'the discarded text' });
     // The editor takes the reset text on its next turn (web/editor/main.ts): wait for it, then check it.
-    await page.waitForFunction(() => !document.querySelector('.cm-content')?.textContent?.includes('a change not saved yet'));
+    await page.waitForFunction(`!document.querySelector('.cm-content')?.textContent?.includes('a change not saved yet')`);
     expect(await page.locator('.cm-content').innerText()).not.toContain('a change not saved yet');
 
     // Saved through the save bar: a version and a toast.
