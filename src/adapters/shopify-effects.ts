@@ -7,9 +7,13 @@ import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
 
+/** Stores whose Admin API client this process keeps ready (a Map in insertion order: the oldest is dropped first). */
+const TRANSPORTS_KEPT = 1_000;
+
 /** Builds a store's Admin API client from its offline session; one pacer for the process sees each store's budget whole. */
 export class ShopifyAdminClients {
   private readonly pacer: ShopifyPacer;
+  private readonly transports = new Map<string, AdminGraphqlTransport>();
 
   constructor(
     private readonly shopify: Shopify,
@@ -61,6 +65,18 @@ export class ShopifyAdminClients {
   }
 
   private transportFor(shop: string, token: string): AdminGraphqlTransport {
+    // One client per store and token, kept: a Session and a GraphqlClient made for every call cost more than the call's
+    // own work in the flash-sale profile (issue 27). A new token (refresh, exchange) is a new entry; the oldest go.
+    const key = `${shop}\n${token}`;
+    const kept = this.transports.get(key);
+    if (kept) return kept;
+    const transport = this.newTransport(shop, token);
+    this.transports.set(key, transport);
+    if (this.transports.size > TRANSPORTS_KEPT) this.transports.delete(this.transports.keys().next().value!);
+    return transport;
+  }
+
+  private newTransport(shop: string, token: string): AdminGraphqlTransport {
     const session = new Session({ id: this.shopify.session.getOfflineId(shop), shop, state: '', isOnline: false, accessToken: token });
     return createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin });
   }

@@ -159,6 +159,8 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     fulfillmentRequests: adminApiFulfillmentRequests((shop) => adminClients.forShop(shop), fulfillmentServices, (shop) => printAccounts.invalidate(shop)),
     logger,
     clock: () => new Date(),
+    // A rate limit on the print service is kept by the orders queue's limiter, which an inline submission would pass by.
+    submitDueOrdersInline: config.PRINT_API_RATE_LIMIT === undefined,
   };
   releaseWaitingOrders({ registry, sessions, queue: queues.orders, logger });
   const setup = shopSetupDeps({

@@ -3,7 +3,7 @@ import { PrintServiceBadRequestError, PrintServiceNotFoundError } from '../print
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
 import { isOrderOfShop, refuseNotInShop } from './cancel-print-order.js';
 import { OrderBusyError, OrderDataMissingError } from './errors.js';
-import { shippingAddressHash } from './webhooks/orders.js';
+import { shippingAddressHash } from '../shopify/order-webhook.js';
 import type { BridgeDeps } from './ports.js';
 import { isSubmittedStatus } from '../orders/status.js';
 

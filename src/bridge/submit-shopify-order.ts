@@ -1,9 +1,9 @@
 import { claimNamespace } from '../orders/model.js';
 import { beginSubmission, clearProblems, moveTo, ofKind } from '../orders/transitions.js';
 import { PrintServiceBadRequestError } from '../print-service/errors.js';
-import { parseOrderWebhook } from '../shopify/order-webhook.js';
+import { parseOrderWebhook, type ParsedOrderWebhook } from '../shopify/order-webhook.js';
 import { MappingProblemsError, OrderBusyError, OrderDataMissingError, PrintRefusedError } from './errors.js';
-import { shippingAddressHash } from './webhooks/orders.js';
+import { shippingAddressHash } from '../shopify/order-webhook.js';
 import type { OrderLink } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
 import { canMove, isSubmittedStatus } from '../orders/status.js';
@@ -29,7 +29,7 @@ export type SubmitShopifyOutcome =
  * before the next begins, so a job that dies anywhere and runs again picks up where it was: a create that may have
  * been sent is reconciled with get-by-source-id, never repeated blindly.
  */
-export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId: string): Promise<SubmitShopifyOutcome> {
+export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId: string, known?: KnownOrder): Promise<SubmitShopifyOutcome> {
   // One submit job at a time per order: two at once (a release after a mapping fix and a Retry, a resubmit and the
   // reconciliation) would each ask the printer while the other's create is in flight, find nothing, and both create.
   const key = `${orderId}#submit`;
@@ -37,18 +37,28 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   if (!lease) throw new OrderBusyError(`order ${orderId} of ${shop} is being submitted by another job`, 2_000);
   const renew = setInterval(() => void deps.store.renewLease(shop, key, lease, SUBMIT_LEASE_MS).catch(() => undefined), SUBMIT_LEASE_MS / 3);
   try {
-    return await submitOnce(deps, shop, orderId);
+    return await submitOnce(deps, shop, orderId, known);
   } finally {
     clearInterval(renew);
     await deps.store.releaseLease(shop, key, lease).catch(() => undefined);
   }
 }
 
+/**
+ * What the caller already holds of the order (the webhook job that found it due: issue 27), so the submission does not
+ * read it again. The link is only a first guess: every write is compare-and-set on its version. The body is given only
+ * when it is the newest stored one (the caller just stored it as the newest).
+ */
+export interface KnownOrder {
+  link: OrderLink;
+  body?: { body: string; parsed: ParsedOrderWebhook };
+}
+
 /** How long a submit job's hold on its order lasts unrenewed: a dead worker's hold keeps the next job out this long. */
 const SUBMIT_LEASE_MS = 15_000;
 
-async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Promise<SubmitShopifyOutcome> {
-  const link = await deps.store.get(shop, orderId);
+async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known?: KnownOrder): Promise<SubmitShopifyOutcome> {
+  const link = known?.link.shop === shop && known.link.orderId === orderId ? known.link : await deps.store.get(shop, orderId);
   if (!link) throw new OrderDataMissingError(shop, orderId, 'the app has no record of this order');
   if (link.status === 'cancelled') return { kind: 'cancelled', detail: 'the order was cancelled before submission; nothing was sent' };
   if (isSubmittedStatus(link.status)) {
@@ -73,9 +83,9 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string): Prom
     if (setup.fulfillmentLocation && pendingRequests(link.fulfillmentRequest).length === 0) return awaitFulfillmentRequest(deps, link);
   }
 
-  const stored = await deps.store.getOrderBody(shop, orderId);
+  const stored = known?.body ?? (await deps.store.getOrderBody(shop, orderId));
   if (!stored) throw new OrderDataMissingError(shop, orderId, 'the order body is not stored (it may have been redacted)');
-  const parsedBody = parseOrderWebhook(stored.body);
+  const parsedBody = known?.body?.parsed ?? parseOrderWebhook(stored.body);
   const orderName = link.orderName ?? orderId;
   const confirmedAt = link.shopConfirmedAt ?? (link.status === 'submitting' ? undefined : await confirmOrderOfShop(deps, link, parsedBody.ok ? parsedBody.order.created_at : undefined));
   if (confirmedAt === 'refused') return refuseOrderNotInShop(deps, link);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { addressFields, lineItemFields, orderFields, readOrderJson, shopifyId } from '../orders/shopify-order.js';
 
@@ -63,4 +64,13 @@ export function parseOrderWebhook(rawBody: string): ParsedOrderWebhook {
 /** A line item's gid, built from its id when the body has none (older API versions). */
 export function lineItemGid(item: OrderWebhook['line_items'][number]): string {
   return item.admin_graphql_api_id ?? `gid://shopify/LineItem/${item.id}`;
+}
+
+/** A fingerprint of the shipping address, to notice a change after submission. */
+export function shippingAddressHash(order: Pick<OrderWebhook, 'shipping_address'>): string {
+  const a = order.shipping_address;
+  const fields = a
+    ? [a.name, a.company, a.address1, a.address2, a.city, a.zip, a.province, a.province_code, a.country_code, a.phone]
+    : ['(none)'];
+  return createHash('sha256').update(JSON.stringify(fields.map((f) => f ?? ''))).digest('hex').slice(0, 16);
 }

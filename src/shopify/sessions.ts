@@ -88,8 +88,12 @@ export class ShopSessions {
     return { kind: 'migrated', expires: migrated.expires, refreshTokenExpires: migrated.refreshTokenExpires };
   }
 
+  /** Made once: every Admin API call opens the stored token, and parsing the keys each time showed in profiles (issue 27). */
+  private cipher: SecretCipher | undefined | null = null;
+
   private cipherOrUndefined(): SecretCipher | undefined {
-    return this.encryptionKeys.length > 0 ? new SecretCipher(this.encryptionKeys) : undefined;
+    if (this.cipher === null) this.cipher = this.encryptionKeys.length > 0 ? new SecretCipher(this.encryptionKeys) : undefined;
+    return this.cipher;
   }
 
   /**

@@ -76,6 +76,12 @@ describe('one store’s slow mapping never holds intake or another store (item 2
       const live = await fetch(`${h.runtime.url}/healthz`);
       health.push(performance.now() - started);
       expect(live.status).toBe(200);
+      // The next batch once this one went out: the rounds keep pace with the other store's pipeline, not with the
+      // clock, so the loop lasts as long as the slow store's work however fast this machine answers webhooks.
+      await waitFor(async () => (await Promise.all(batch.map((b) => h.runtime.store.get(SHOP, b.admin_graphql_api_id)))).every((l) => l?.status === 'submitted'), {
+        timeoutMs: 30_000,
+        what: "the other store's batch submitted while the slow store's mapping runs",
+      });
     }
     expect(previewsDone).toBe(true);
 

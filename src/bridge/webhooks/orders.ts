@@ -1,15 +1,18 @@
-import { createHash } from 'node:crypto';
 import { normaliseTime, type Mutation, type OrderLink } from '../../orders/model.js';
 import { readOrderJson } from '../../orders/shopify-order.js';
 import { canMove, isSubmittedStatus } from '../../orders/status.js';
 import { moveTo, ofKind, replaceProblems } from '../../orders/transitions.js';
-import { type OrderWebhook, parseOrderWebhook } from '../../shopify/order-webhook.js';
+import { type OrderWebhook, parseOrderWebhook, shippingAddressHash } from '../../shopify/order-webhook.js';
+import { type KnownOrder, submitShopifyOrder } from '../submit-shopify-order.js';
+
 import type { WebhookJob } from '../jobs.js';
 import { isOwnWriteEcho } from '../own-writes.js';
 import type { BridgeDeps } from '../ports.js';
 import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from '../waiting-orders.js';
 import type { WebhookOutcome } from './outcome.js';
 import { addedPrintedLines, currentQuantities, noticePrintedLineChanges } from './printed-lines-changed.js';
+
+export { shippingAddressHash } from '../../shopify/order-webhook.js';
 
 /**
  * orders/create, orders/paid, orders/updated and orders/cancelled: one use case, as the four carry the same order body.
@@ -98,8 +101,18 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
 
   if (link.status === 'pending' && link.submitAfter && (isTrigger || scheduledNow)) {
     const delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());
+    if (delayMs === 0 && deps.submitDueOrdersInline) {
+      const submitted = await submitInline(deps, link, isNewest ? { body: job.body, parsed } : undefined);
+      if (submitted) return submitted;
+    }
     await deps.scheduler.submit(shop, orderId, delayMs);
     return { kind: 'scheduled', orderId, submitAt: link.submitAfter };
+  }
+  if (link.status === 'submitting' && isTrigger && deps.submitDueOrdersInline) {
+    // The trigger again (a redelivery, or this job run again after its worker died inside an inline submission): the
+    // create may be out, so the submit job settles it, asking the print service first. Its job id makes it one job.
+    await deps.scheduler.submit(shop, orderId, 0);
+    return { kind: 'scheduled', orderId, submitAt: link.submitAfter ?? at };
   }
   if (movedToWaiting && (await deps.connections.isConnected(shop))) {
     // needs-mapping in Shopify too; a store the app cannot reach has no tags to set.
@@ -120,6 +133,25 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     return { kind: 'recorded', orderId, detail: 'printed lines changed after submission: shown on the order' };
   }
   return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };
+}
+
+ /**
+ * Submits an order that is due now within this webhook's job (issue 27: a submit job, a read of the order and of its
+ * body, and a parse of the body less per order). A failure that may pass (the printer unreachable, a create whose
+ * answer was lost) is left to the submit job, queued then, with its retries and its reconciliation by sourceOrderId; a
+ * permanent one fails this job, as it would have failed the submit job, and shows on the failed-jobs page.
+ */
+async function submitInline(deps: BridgeDeps, link: OrderLink, body: KnownOrder['body']): Promise<WebhookOutcome | undefined> {
+  try {
+    const outcome = await submitShopifyOrder(deps, link.shop, link.orderId, { link, body });
+    return { kind: 'submitted-now', orderId: link.orderId, outcome: outcome.kind };
+  } catch (error) {
+    // A refusal that will not change (the mapping's problems, the printer's refusal) is this job's failure, with the
+    // order's problems already recorded: a submit job would only do the same work again to fail the same way.
+    if ((error as { retryable?: unknown } | null)?.retryable === false) throw error;
+    deps.logger.debug({ shop: link.shop, orderId: link.orderId, err: error }, 'inline submission did not complete; the submit job takes it');
+    return undefined;
+  }
 }
 
 /** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
@@ -154,11 +186,3 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
   return { kind: 'cancel-requested', orderId };
 }
 
-/** A fingerprint of the shipping address, to notice a change after submission. */
-export function shippingAddressHash(order: Pick<OrderWebhook, 'shipping_address'>): string {
-  const a = order.shipping_address;
-  const fields = a
-    ? [a.name, a.company, a.address1, a.address2, a.city, a.zip, a.province, a.province_code, a.country_code, a.phone]
-    : ['(none)'];
-  return createHash('sha256').update(JSON.stringify(fields.map((f) => f ?? ''))).digest('hex').slice(0, 16);
-}

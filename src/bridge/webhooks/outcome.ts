@@ -1,6 +1,8 @@
 /** What a webhook's use case did: the job's result, kept by the queue and shown on the failed-jobs page. */
 export type WebhookOutcome =
   | { kind: 'scheduled'; orderId: string; submitAt: string }
+  /** Due now and submitted by the webhook's own job (BridgeDeps.submitDueOrdersInline): what the submission did. */
+  | { kind: 'submitted-now'; orderId: string; outcome: string }
   | { kind: 'recorded'; orderId: string; detail: string }
   | { kind: 'stale'; orderId: string }
   | { kind: 'cancelled-before-submission'; orderId: string }

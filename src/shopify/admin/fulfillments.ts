@@ -229,7 +229,7 @@ export async function createFulfillment(api: AdminRequests, input: CreateFulfill
       notifyCustomer: input.notifyCustomer,
     },
   };
-  const data = await api.call(operation, FULFILLMENT_CREATE, variables, z.object({ fulfillmentCreate: fulfillmentPayloadSchema }), false);
+  const data = await api.call(operation, FULFILLMENT_CREATE, variables, fulfillmentCreateSchema, false);
   return fulfillmentOf(api, operation, input.orderGid, data.fulfillmentCreate);
 }
 
@@ -240,11 +240,14 @@ export async function updateFulfillmentTracking(api: AdminRequests, fulfillmentG
     operation,
     FULFILLMENT_TRACKING_UPDATE,
     variables,
-    z.object({ fulfillmentTrackingInfoUpdate: fulfillmentPayloadSchema }),
+    trackingUpdateSchema,
     true,
   );
   return fulfillmentOf(api, operation, fulfillmentGid, data.fulfillmentTrackingInfoUpdate);
 }
+
+const fulfillmentCreateSchema = z.object({ fulfillmentCreate: fulfillmentPayloadSchema });
+const trackingUpdateSchema = z.object({ fulfillmentTrackingInfoUpdate: fulfillmentPayloadSchema });
 
 function fulfillmentOf(api: AdminRequests, operation: string, subject: string, payload: z.infer<typeof fulfillmentPayloadSchema>): FulfillmentSummary {
   api.throwUserErrors(operation, subject, payload.userErrors);

@@ -51,8 +51,10 @@ const RECENT_ORDERS = /* GraphQL */ `
  * Whether this shop has the order (null when it has not): a webhook's shop header is not signed, so the order's
  * store is confirmed here before it is printed, cancelled or amended (DESIGN section 9). One point.
  */
+const orderInShopSchema = z.object({ order: z.object({ id: z.string(), createdAt: z.string() }).nullable() });
+
 export async function orderInShop(api: AdminRequests, orderGid: string): Promise<{ createdAt: string } | null> {
-  const data = await api.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, z.object({ order: z.object({ id: z.string(), createdAt: z.string() }).nullable() }), true);
+  const data = await api.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, orderInShopSchema, true);
   return data.order && data.order.id === orderGid ? { createdAt: data.order.createdAt } : null;
 }
 
@@ -61,7 +63,7 @@ export async function orderInShop(api: AdminRequests, orderGid: string): Promise
  * the token is wrong, revoked, or lacks the scope.
  */
 export async function checkAccess(api: AdminRequests): Promise<void> {
-  await api.call('checkAccess', '{ orders(first: 1) { nodes { id } } }', {}, z.object({ orders: z.object({ nodes: z.array(z.object({ id: z.string() })) }) }), true);
+  await api.call('checkAccess', '{ orders(first: 1) { nodes { id } } }', {}, checkAccessSchema, true);
 }
 
 /**
@@ -88,33 +90,38 @@ export async function getOrderAsWebhookBody(api: AdminRequests, orderGid: string
   return orderAsWebhookBody(order);
 }
 
+const checkAccessSchema = z.object({ orders: z.object({ nodes: z.array(z.object({ id: z.string() })) }) });
+
+const recentOrdersSchema = z.object({
+  orders: z.object({
+    nodes: z.array(
+      z.object({
+        id: gid('Order'),
+        name: z.string(),
+        createdAt: z.string(),
+        updatedAt: z.string(),
+        cancelledAt: z.string().nullable(),
+        tags: z.array(z.string()),
+        displayFulfillmentStatus: z.string(),
+      }),
+    ),
+    pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+  }),
+});
+
+const latestOrdersSchema = z.object({ orders: z.object({ nodes: z.array(z.object({ id: gid('Order'), name: z.string() })) }) });
+
 /** Every order created at or after `sinceIso`, oldest first, for reconciliation. */
 export async function listRecentOrders(api: AdminRequests, sinceIso: string, options: { maxPages?: number } = {}): Promise<RecentOrder[]> {
   const operation = 'listRecentOrders';
   const since = Date.parse(sinceIso);
   if (Number.isNaN(since)) throw new RangeError(`listRecentOrders needs an ISO date, got ${JSON.stringify(sinceIso)}`);
   const query = `created_at:>='${new Date(since).toISOString().replace(/\.\d{3}Z$/, 'Z')}'`;
-  const schema = z.object({
-    orders: z.object({
-      nodes: z.array(
-        z.object({
-          id: gid('Order'),
-          name: z.string(),
-          createdAt: z.string(),
-          updatedAt: z.string(),
-          cancelledAt: z.string().nullable(),
-          tags: z.array(z.string()),
-          displayFulfillmentStatus: z.string(),
-        }),
-      ),
-      pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
-    }),
-  });
   const out: RecentOrder[] = [];
   let after: string | null = null;
   const maxPages = options.maxPages ?? 40;
   for (let page = 0; page < maxPages; page += 1) {
-    const data: z.infer<typeof schema> = await api.call(operation, RECENT_ORDERS, { first: RECENT_ORDERS_PAGE, after, query }, schema, true);
+    const data: z.infer<typeof recentOrdersSchema> = await api.call(operation, RECENT_ORDERS, { first: RECENT_ORDERS_PAGE, after, query }, recentOrdersSchema, true);
     out.push(...data.orders.nodes);
     if (!data.orders.pageInfo.hasNextPage || !data.orders.pageInfo.endCursor) return out;
     after = data.orders.pageInfo.endCursor;
@@ -124,7 +131,6 @@ export async function listRecentOrders(api: AdminRequests, sinceIso: string, opt
 
 /** The store's newest orders, newest first (the mapping editor previews them). */
 export async function latestOrders(api: AdminRequests, count: number): Promise<{ id: string; name: string }[]> {
-  const schema = z.object({ orders: z.object({ nodes: z.array(z.object({ id: gid('Order'), name: z.string() })) }) });
-  const data = await api.call('latestOrders', LATEST_ORDERS, { first: Math.min(Math.max(1, count), 50) }, schema, true);
+  const data = await api.call('latestOrders', LATEST_ORDERS, { first: Math.min(Math.max(1, count), 50) }, latestOrdersSchema, true);
   return data.orders.nodes;
 }

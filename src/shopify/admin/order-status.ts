@@ -37,13 +37,18 @@ const ORDER_UPDATE_NOTE = /* GraphQL */ `
   }
 `;
 
+const orderShowsSchema = z.object({ order: z.object({ id: z.string(), tags: z.array(z.string()), statusMetafield: z.object({ value: z.string() }).nullable() }).nullable() });
+const mutationPayload = z.object({ userErrors: z.array(userErrorSchema) }).nullable().optional();
+const showStatusSchema = z.object({ added: mutationPayload, removed: mutationPayload, status: mutationPayload });
+const orderNoteSchema = z.object({ order: z.object({ id: z.string(), note: z.string().nullable() }).nullable() });
+
 /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */
 export async function orderShows(api: AdminRequests, orderGid: string): Promise<StatusShown | null> {
   const data = await api.call(
     'orderShows',
     ORDER_SHOWS,
     { id: orderGid },
-    z.object({ order: z.object({ id: z.string(), tags: z.array(z.string()), statusMetafield: z.object({ value: z.string() }).nullable() }).nullable() }),
+    orderShowsSchema,
     true,
   );
   if (!data.order) return null;
@@ -81,12 +86,11 @@ export async function showStatus(api: AdminRequests, orderGid: string, change: S
     values.metafields = [{ ownerId: orderGid, ...STATUS_METAFIELD, value: JSON.stringify(change.status) }];
   }
   if (fields.length === 0) return;
-  const payload = z.object({ userErrors: z.array(userErrorSchema) }).nullable().optional();
   const data = await api.call(
     operation,
     `mutation PrintBridgeShowStatus(${variables.join(', ')}) { ${fields.join(' ')} }`,
     values,
-    z.object({ added: payload, removed: payload, status: payload }),
+    showStatusSchema,
     true,
   );
   api.throwUserErrors(operation, orderGid, [...(data.added?.userErrors ?? []), ...(data.removed?.userErrors ?? []), ...(data.status?.userErrors ?? [])]);
@@ -104,7 +108,7 @@ export async function appendOrderNote(api: AdminRequests, orderGid: string, text
     operation,
     ORDER_NOTE,
     { id: orderGid },
-    z.object({ order: z.object({ id: z.string(), note: z.string().nullable() }).nullable() }),
+    orderNoteSchema,
     true,
   );
   if (!read.order) throw new ShopifyUserError(operation, api.shop, orderGid, [{ field: ['id'], message: 'Order does not exist' }]);
