@@ -23,7 +23,9 @@ window.shopify = { config: { apiKey }, idToken: async () => (await fetch(${JSON.
 const reload = new URLSearchParams(location.search).get('shopify-reload');
 if (reload) shopify.idToken().then((token) => { const url = new URL(reload, location.href); url.searchParams.set('id_token', token); location.replace(url.href); });
 const adminStyle = document.createElement('style');
-adminStyle.textContent = 'ui-modal,ui-save-bar,ui-title-bar{display:none}[data-admin=modal],[data-admin=leave]{position:fixed;inset:20% 25% auto;background:#fff;border:1px solid #8a8a8a;border-radius:12px;padding:16px;box-shadow:0 8px 24px #0004;z-index:10}[data-admin=save-bar]{position:fixed;bottom:0;left:0;right:0;background:#303030;color:#fff;padding:8px 16px;display:flex;gap:8px;align-items:center;z-index:9}[data-admin=toast]{position:fixed;bottom:64px;left:50%;transform:translateX(-50%);background:#303030;color:#fff;padding:10px 16px;border-radius:10px;z-index:11}';
+adminStyle.textContent = 'ui-modal,ui-save-bar,ui-title-bar{display:none}[data-admin=modal],[data-admin=leave]{position:fixed;inset:20% 25% auto;background:#fff;border:1px solid #8a8a8a;border-radius:12px;padding:16px;box-shadow:0 8px 24px #0004;z-index:10}[data-admin=save-bar]{position:fixed;bottom:0;left:0;right:0;background:#303030;color:#fff;padding:8px 16px;display:flex;gap:8px;align-items:center;z-index:9}[data-admin=toast]{position:fixed;bottom:64px;left:50%;transform:translateX(-50%);background:#303030;color:#fff;padding:10px 16px;border-radius:10px;z-index:11}'
+  // The admin's sidebar, drawn as a bar above the app (the page it shows in bold).
+  + 's-app-nav nav{display:flex;flex-wrap:wrap;gap:4px 20px;padding:10px 16px;background:#1a1a1a}s-app-nav nav a{color:#e3e3e3;text-decoration:none}s-app-nav nav a[aria-current=page]{color:#fff;font-weight:650}';
 document.head.append(adminStyle);
 // The admin draws a button of the app's: a click on it clicks the app's own button (App Bridge's proxy).
 const mirror = (original) => {
@@ -164,6 +166,7 @@ customElements.define('s-app-nav', class extends HTMLElement {
       const a = document.createElement('a');
       a.href = link.getAttribute('href');
       a.textContent = link.textContent;
+      if (new URL(a.href).pathname === location.pathname) a.setAttribute('aria-current', 'page');
       // The admin's navigation asks before it leaves a page with a save bar showing.
       a.addEventListener('click', (event) => {
         if (!document.querySelector('[data-admin="save-bar"]')) return;
