@@ -17,7 +17,9 @@ style.textContent = 's-table{display:table;width:100%;border-collapse:collapse}s
   + 's-box{display:block}s-box[paddingBlock]{padding-block:8px}s-box[paddingBlockEnd]{padding-bottom:16px}s-grid{display:grid;gap:6px 16px}s-divider{display:block;border-top:1px solid #e3e3e3}'
   + 's-heading{display:block;font-weight:650;margin:12px 0 8px}s-paragraph{display:block;margin:8px 0}s-text[color=subdued],s-paragraph[color=subdued]{color:#616161}s-text[type=strong]{font-weight:650;display:block;margin-top:8px}'
   + 's-unordered-list,s-ordered-list{display:block;padding-left:20px;margin:8px 0}s-unordered-list>s-list-item{display:list-item;list-style:disc}s-ordered-list>s-list-item{display:list-item;list-style:decimal}'
-  + 's-button-group{display:flex;flex-wrap:wrap;gap:4px}s-button{display:inline-block;padding:4px 10px;border-radius:8px;border:1px solid #d4d4d4;background:#fff;cursor:pointer}s-button[variant=primary]{background:#303030;color:#fff}s-checkbox{display:block;margin:8px 0}';
+  + 's-button-group{display:flex;flex-wrap:wrap;gap:4px}s-button{display:inline-block;padding:4px 10px;border-radius:8px;border:1px solid #d4d4d4;background:#fff;cursor:pointer}s-button[variant=primary]{background:#303030;color:#fff}s-checkbox{display:block;margin:8px 0}'
+  // Fields with their label above, side by side while they fit.
+  + 's-text-field,s-search-field,s-date-field,s-url-field,s-password-field,s-text-area{display:inline-flex;flex-direction:column;gap:2px;margin:4px 12px 4px 0;vertical-align:bottom}';
 document.head.append(style);
 customElements.define('s-page', class extends HTMLElement {
   connectedCallback() {
