@@ -4,7 +4,7 @@ import { saveBar, saveBarAttributes } from './confirm.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
-import { badge, card, list, paragraph, row } from './parts.js';
+import { badge, card, list, paragraph, row, textLink } from './parts.js';
 
 /**
  * The store's mapping in the app (issue 16): a YAML editor (CodeMirror, bundled and served by the app) whose problems
@@ -40,7 +40,7 @@ export function editorPage(ctx: PageContext, data: EditorView): Html {
     ? card(
         ctx,
         { id: 'editor-card', heading: `Mapping of ${data.shop}` },
-        html`${banner(ctx, 'info', html`<strong>Read only.</strong> ${data.readOnly} <a href="${ctx.link('/admin/settings')}">Settings</a>`, ' id="read-only"')}
+        html`${banner(ctx, 'info', html`<strong>Read only.</strong> ${data.readOnly} ${textLink(ctx, ctx.link('/admin/settings'), 'Settings')}`, ' id="read-only"')}
 ${paragraph(ctx, `${data.source} The preview shows what your latest orders are sent as with it (nothing is sent).`, { subdued: true, small: true })}
 <form ${checks}>${ctx.formFields}${shopField}
 <label for="mapping-yaml">Mapping (YAML, read only)</label>
@@ -80,7 +80,7 @@ ${saveBar(ctx, 'mapping-save-bar')}
             formatTime(v.createdAt),
             v.author,
             v.note ?? '',
-            row(ctx, html`<a href="${ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Changes</a>${
+            row(ctx, html`${textLink(ctx, ctx.link(`/admin/mappings/versions/${v.version}`, ctx.viewer.kind === 'operator' ? { shop: data.shop } : {}), 'Changes')}${
               v.version === data.currentVersion || data.readOnly ? '' : form('/admin/mappings/rollback', html`<input type="hidden" name="version" value="${v.version}">${submitButton(ctx, `Use version ${v.version} again`)}`)
             }`),
           ],
@@ -103,7 +103,7 @@ export function versionDiffPage(ctx: PageContext, data: { shop: string; version:
     { heading: `Version ${data.version.version} of ${data.shop}${data.previous ? ` against version ${data.previous}` : ' (the first)'}` },
     html`${paragraph(ctx, html`Saved ${formatTime(data.version.createdAt)} by ${data.version.author}${data.version.note ? html`: ${data.version.note}` : ''}.`, { subdued: true, small: true })}
 <pre class="mono diff" id="diff">${lines}</pre>
-${paragraph(ctx, html`<a href="${ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {})}">Back to the editor</a>`)}`,
+${paragraph(ctx, textLink(ctx, ctx.link('/admin/mappings/editor', ctx.viewer.kind === 'operator' ? { shop: data.shop } : {}), 'Back to the editor'))}`,
   );
   return layout(ctx, `Mapping version ${data.version.version}`, 'editor', body, { problems: data.problemsCount });
 }

@@ -4,7 +4,7 @@ import type { RequestedFulfillmentOrder, ServiceRequest } from '../orders/servic
 import { html, type Html } from './html.js';
 import type { Words } from './merchant-words.js';
 import { formatTime, type PageContext } from './page-layout.js';
-import { badge, card, entries, list, paragraph, subdued, subheading } from './parts.js';
+import { badge, card, entries, list, paragraph, subdued, subheading, textLink } from './parts.js';
 
 /** Parts of the order pages that read differently for a merchant (issue 26): shipments, the test run, the requests. */
 
@@ -34,7 +34,7 @@ export function trackingText(ctx: PageContext, shop: string, s: ShipmentLink, tr
   if (!isMerchant(ctx)) return html`<span class="mono nowrap">${code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>`;
   const found = code && tracking ? tracking(shop, code, s.trackingNumber) : undefined;
   const company = found?.company ?? code ?? s.carrier?.alias;
-  const number = found?.url ? html`<a href="${found.url}" target="_blank" rel="noopener noreferrer" class="mono">${s.trackingNumber}</a>` : html`<span class="mono">${s.trackingNumber}</span>`;
+  const number = found?.url ? textLink(ctx, found.url, html`<span class="mono">${s.trackingNumber}</span>`, { target: '_blank' }) : html`<span class="mono">${s.trackingNumber}</span>`;
   return html`<span class="nowrap">${company ? html`${company} ` : ''}${number}</span>`;
 }
 
@@ -43,7 +43,7 @@ export function shopifyOrderLink(ctx: PageContext, link: Pick<OrderLink, 'shop' 
   const id = link.orderId.slice(link.orderId.lastIndexOf('/') + 1);
   if (!/^\d+$/.test(id)) return html``;
   const href = ctx.embedded ? `shopify:admin/orders/${id}` : `https://${link.shop}/admin/orders/${id}`;
-  return html`<a id="shopify-order" href="${href}" target="_top">Open the order in Shopify</a>`;
+  return textLink(ctx, href, 'Open the order in Shopify', { id: 'shopify-order', target: '_top' });
 }
 
 interface PrintItem {
@@ -95,7 +95,7 @@ ${list(
     (item) => html`<strong>${item.quantity ?? 1} × SKU ${item.sku ?? '?'}</strong>${item.description ? html` ${subdued(ctx, item.description, false)}` : ''}${
       shipments.length > 1 ? html` ${subdued(ctx, `(shipment ${(item.shipmentIndex ?? 0) + 1})`)}` : ''
     }${(item.components ?? []).map((c) =>
-      c.path ? html`<div>${c.code ? `${c.code}: ` : ''}${/^https?:\/\//i.test(c.path) ? html`<a href="${c.path}" target="_blank" rel="noopener noreferrer">${fileName(c.path)}</a> ${subdued(ctx, c.path, false)}` : c.path}</div>` : '',
+      c.path ? html`<div>${c.code ? `${c.code}: ` : ''}${/^https?:\/\//i.test(c.path) ? html`${textLink(ctx, c.path, fileName(c.path), { target: '_blank' })} ${subdued(ctx, c.path, false)}` : c.path}</div>` : '',
     )}`,
   ),
   { id: 'test-run-items' },

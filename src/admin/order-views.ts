@@ -4,7 +4,7 @@ import type { OrderStatus } from '../orders/status.js';
 import { html, type Html, trusted } from './html.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { banner, formatTime, layout, linkButton, type PageContext } from './page-layout.js';
-import { badge, card, entries, facts, list, paragraph, row, subdued, subheading, tabs as tabLinks, timeline } from './parts.js';
+import { badge, card, entries, facts, list, paragraph, row, subdued, subheading, tabs as tabLinks, textLink, timeline } from './parts.js';
 import { actionButtons, orderPath, problemList, statusBadge, waitLinks, waitNote, type OrderActionsAllowed } from './order-fragments.js';
 import type { TrackingLookup } from '../bridge/ports.js';
 import { actorWords, asRecorded, jobWords, type OrderLine, orderWords, SOURCE_WORDS, topicWords, type Words } from './merchant-words.js';
@@ -78,7 +78,7 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
     : html`<form class="card filters" method="get" action="/admin" role="search">${searchFields}</form>`;
   // One store's page (a merchant's) has no Shop column.
   const cells = (l: OrderLink): Html[] => [
-    html`<a href="${ctx.link(orderPath(l))}">${orderLabel(ctx, l)}</a>`,
+    textLink(ctx, ctx.link(orderPath(l)), orderLabel(ctx, l)),
     ...(merchant ? [] : [html`${l.shop}`]),
     html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(ctx, l)}`,
     html`<span class="mono">${l.sourceOrderId ?? '—'}</span>`,
@@ -93,7 +93,7 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
   const table = dataTable(ctx, headings, data.links.map((l) => ({ cells: cells(l) })));
   // OAuth cannot run inside the Shopify admin iframe: the link opens at the top level.
   const connect = data.connectUrl
-    ? banner(ctx, 'warning', html`print-bridge cannot reach this store's orders in Shopify yet (no access token). <a href="${data.connectUrl}" target="_top">Connect the store</a> to let it fulfil orders and show their status.`)
+    ? banner(ctx, 'warning', html`print-bridge cannot reach this store's orders in Shopify yet (no access token). ${textLink(ctx, data.connectUrl, 'Connect the store', { target: '_top' })} to let it fulfil orders and show their status.`)
     : '';
   const filtered = Boolean(filters.q || filters.shop || filters.from || filters.to);
   const pager = row(
@@ -120,7 +120,7 @@ function emptyOrders(ctx: PageContext, filters: OrderFilters, filtered: boolean)
 ${paragraph(
   ctx,
   html`An order shows here as soon as it is placed in your store. To send a test order, place an order in your store for a product your mapping prints (a draft order marked as paid will do) and watch it appear here with its status.${
-    ctx.setup ? html` The <a href="${ctx.link('/admin/settings')}">Settings</a> checklist shows what is still needed before orders go to the printer.` : ''
+    ctx.setup ? html` The ${textLink(ctx, ctx.link('/admin/settings'), 'Settings')} checklist shows what is still needed before orders go to the printer.` : ''
   }`,
 )}`);
 }
@@ -235,7 +235,7 @@ export function problemsPage(
 ): Html {
   const merchant = isMerchant(ctx);
   const orderItem = (l: OrderLink, allowed: OrderActionsAllowed) => ({
-    head: html`<a href="${ctx.link(orderPath(l))}"><strong>${orderLabel(ctx, l)}</strong></a> ${statusBadge(l.status, Boolean(ctx.embedded))}${merchant ? '' : html` ${subdued(ctx, l.shop, false)}`}${
+    head: html`${textLink(ctx, ctx.link(orderPath(l)), html`<strong>${orderLabel(ctx, l)}</strong>`)} ${statusBadge(l.status, Boolean(ctx.embedded))}${merchant ? '' : html` ${subdued(ctx, l.shop, false)}`}${
       l.sourceOrderId ? html` ${subdued(ctx, html`<span class="mono">${l.sourceOrderId}</span>`, false)}` : ''
     }`,
     body: html`${l.problems.length > 0 ? problemList(ctx, l.problems, merchant ? orderWords(l) : asRecorded) : paragraph(ctx, "No reason was recorded; see the order's history.", { subdued: true })}
@@ -271,7 +271,7 @@ ${section(
   data.failedJobs.map(
     (j) => ({
       head: html`${
-        j.link ? html`<a href="${ctx.link(orderPath(j.link))}"><strong>${orderLabel(ctx, j.link)}</strong></a> ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${merchant ? `Order ${j.orderId.slice(j.orderId.lastIndexOf('/') + 1)}` : j.orderId}</strong>`
+        j.link ? html`${textLink(ctx, ctx.link(orderPath(j.link)), html`<strong>${orderLabel(ctx, j.link)}</strong>`)} ${statusBadge(j.link.status, Boolean(ctx.embedded))}` : html`<strong>${merchant ? `Order ${j.orderId.slice(j.orderId.lastIndexOf('/') + 1)}` : j.orderId}</strong>`
       }${merchant ? '' : html` ${subdued(ctx, j.shop, false)}`} ${badge(ctx, 'new', merchant ? jobWords(j.queue, j.name) : `${j.queue}/${j.name}`)}`,
       body: html`${paragraph(ctx, merchant && j.link ? orderWords(j.link)(j.failedReason) : j.failedReason)}${j.link ? actionButtons(ctx, j.link, { resubmit: false, retry: true, cancel: false }, 'problems') : ''}`,
     }),

@@ -130,3 +130,12 @@ export function tabs(ctx: PageContext, label: string, items: readonly { href: st
 ${items.map((i) => html`<a href="${i.href}"${i.current ? trusted(' aria-current="page"') : ''}>${i.text}<span class="count">${i.count}</span></a>`)}
 </nav>`;
 }
+
+/**
+ * A link in text: a Polaris link inside the Shopify admin (the admin's look, and App Bridge's handling of a
+ * `shopify:` address), the app's own `<a>` elsewhere. `target="_blank"` opens with no hold on this page.
+ */
+export function textLink(ctx: PageContext, href: string, content: HtmlValue, options: { target?: '_blank' | '_top'; id?: string } = {}): Html {
+  const extra = html`${attr('id', options.id)}${attr('target', options.target)}${options.target === '_blank' ? trusted(' rel="noopener noreferrer"') : ''}`;
+  return ctx.embedded ? html`<s-link href="${href}"${extra}>${content}</s-link>` : html`<a href="${href}"${extra}>${content}</a>`;
+}

@@ -5,7 +5,7 @@ import { fulfillmentSection } from './fulfillment-settings.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
-import { badge, card, checkbox, facts, list, paragraph, row, subdued, subheading } from './parts.js';
+import { badge, card, checkbox, facts, list, paragraph, row, subdued, subheading, textLink } from './parts.js';
 
 /**
  * A store's own set-up (issue 16): the onboarding checklist and Go live, the print account with Test connection,
@@ -129,7 +129,7 @@ ${data.postback.triggers.map((t) => html`${ctx.embedded ? html`<s-text type="str
 export function settingsIndexPage(ctx: PageContext, data: { setups: ShopSetup[]; problems: number }): Html {
   const rows = data.setups.map((s) => ({
     cells: [
-      html`<a href="${ctx.link('/admin/settings', { shop: s.shop })}">${s.shop}</a>`,
+      textLink(ctx, ctx.link('/admin/settings', { shop: s.shop }), s.shop),
       s.printAccount ? `own: ${s.printAccount.sourceAccount}` : "the app's (PRINT_API_*)",
       s.mode,
       s.mappingVersion ? `own, version ${s.mappingVersion}` : 'files',

@@ -4,11 +4,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAccounts } from '../../src/dev/emulator/accounts.js';
 import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
-import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-page.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 
 /**
- * Issue 26 in a browser, inside the Shopify admin (App Bridge and Polaris stand-ins from embedded-stubs.ts): a
+ * Issue 26 in a browser, inside the Shopify admin (the App Bridge and Polaris stand-ins of src/dev/embedded-preview): a
  * destructive action asks in an App Bridge modal first ("Keep" does nothing), a refused "Save and test" keeps what
  * the merchant typed, a success is a toast, and the save bar of Settings and of the mapping editor asks before the
  * merchant leaves with unsaved changes. Screenshots in test-results/.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
-import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-page.js';
 import { type Harness, SHOP, SHOPIFY_SECRET, startHarness } from '../helpers/harness.js';
 
 /**

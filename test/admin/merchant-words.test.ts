@@ -8,7 +8,7 @@ import { orderPage } from '../../src/admin/order-views.js';
 import type { PageContext } from '../../src/admin/page-layout.js';
 import { html } from '../../src/admin/html.js';
 import type { OrderLink } from '../../src/orders/model.js';
-import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-page.js';
 import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 import { ADMIN_TOKEN, AdminClient, sessionToken } from './helpers.js';
 

@@ -28,6 +28,13 @@ const ALLOWED: Record<string, string> = {
 /** Hand-made layout elements Polaris has a component for (section headings, lists, description lists, checkboxes). */
 const HAND_LAYOUT = [/<h[1-6]\b/, /<(ul|ol|dl)\b/, /<input type="checkbox"/, /<label class=/, /style="padding/];
 
+/**
+ * A plain link: inside the Shopify admin a link in text is a Polaris `<s-link>` (parts.ts `textLink`) and a link that
+ * looks like a button an `<s-button href>`; Polaris has both for every link these pages have (same page, new window,
+ * `_top`, `shopify:` addresses, downloads).
+ */
+const PLAIN_LINK = /<a\b[^>]*>/;
+
 const ctx: PageContext = {
   viewer: { kind: 'shop', shop: SHOP },
   link: (path) => path,
@@ -144,10 +151,24 @@ describe('hand-written CSS classes on the embedded pages', () => {
         if (!(c in ALLOWED)) (unknown[name] ??= []).push(c);
       }
       for (const pattern of HAND_LAYOUT) expect(content(page), `${name}: ${pattern}`).not.toMatch(pattern);
+      expect(content(page).match(PLAIN_LINK)?.[0], `${name}: a plain <a> where <s-link> fits`).toBeUndefined();
     }
     expect(unknown).toEqual({});
     // The list shrinks with the pages: a class no page uses any more leaves it.
     expect([...used].sort()).toEqual(Object.keys(ALLOWED).sort());
+  });
+
+  it('draws links as Polaris links on the embedded pages, and keeps the operator console’s own', () => {
+    const all = pages();
+    // The order in the list, the order page's link to Shopify and its tracking, the editor's version changes.
+    expect(all['orders']).toMatch(/<s-link href="\/admin\/orders\/[^"]+">#submitted<\/s-link>/);
+    expect(all['order']).toContain('<s-link href="shopify:admin/orders/900" id="shopify-order" target="_top">Open the order in Shopify</s-link>');
+    expect(all['order']).toContain('<s-link href="https://track.example/RM1" target="_blank" rel="noopener noreferrer"><span class="mono">RM1</span></s-link>');
+    expect(all['editor']).toMatch(/<s-link href="\/admin\/mappings\/versions\/2">Changes<\/s-link>/);
+    const operator: PageContext = { ...ctx, viewer: { kind: 'operator' }, embedded: undefined };
+    const console = ordersPage(operator, { links: [link('submitted')], filters: {}, paged: false, counts: {}, all: 1, problems: 0 }).value;
+    expect(console).toMatch(/<a href="\/admin\/orders\/[^"]+">#submitted<\/a>/);
+    expect(console).not.toContain('<s-link');
   });
 
   it('ships only the CSS for those classes and the code editor to the embedded pages', () => {
@@ -166,6 +187,7 @@ describe('hand-written CSS classes on the embedded pages', () => {
     expect(page).toMatch(/<s-page heading="Not found">/);
     expect(page).toContain('There is no such page or order');
     expect([...classesOf(page)].filter((c) => !(c in ALLOWED))).toEqual([]);
+    expect(content(page)).not.toMatch(PLAIN_LINK);
     // Operators keep the console's page (no App Bridge).
     const operator = await fetch(`${h.runtime.url}/admin/no-such-page`, { headers: { accept: 'text/html' } });
     expect(await operator.text()).not.toContain('app-bridge.js');

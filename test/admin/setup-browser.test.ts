@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAccounts } from '../../src/dev/emulator/accounts.js';
 import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
-import { CHROMIUM, embeddedPage } from '../helpers/embedded-stubs.js';
+import { CHROMIUM, embeddedPage } from '../helpers/embedded-page.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 
 /**

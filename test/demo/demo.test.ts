@@ -177,7 +177,8 @@ describe('print-bridge demo', () => {
       const stack = result.stack!;
       expect((await fetch(`${stack.appUrl}/healthz`)).status).toBe(200);
       expect(stack.config.ADMIN_TOKEN).toBe('chosen-operator-token-0123456789abc');
-      expect(text()).toContain(`${stack.appUrl}/admin  (log in with ADMIN_TOKEN chosen-operator-token-0123456789abc)`);
+      expect(text()).toContain(`${stack.appUrl}/admin  (operator console; log in with ADMIN_TOKEN chosen-operator-token-0123456789abc)`);
+      expect(text()).toContain(`${stack.preview.url}  (the app as a merchant of ${stack.shop} sees it in the Shopify admin)`);
       expect(text()).toContain(stack.emulator.baseUrl);
       expect(text()).toContain(stack.standIn.origin);
       // /metrics as the docs say: served to the printed bearer token only.

@@ -9,6 +9,7 @@ import { parseAccounts, parseTriggers, startEmulator, type AccountInput, type Ru
 import { createLogger, type Logger } from '../../logger.js';
 import { createRedis, deleteByPrefix, waitForRedis } from '../../redis.js';
 import { startAdminStandIn, type AdminStandIn } from '../admin-stand-in/index.js';
+import { startEmbeddedPreview, type EmbeddedPreview } from '../embedded-preview/index.js';
 import { chooseFulfillmentMode } from '../../shops/fulfillment-mode.js';
 import { demoMappingYaml, demoPrinterAccounts, DEMO_ACCOUNT, DEMO_PRINTED_PRODUCT_SKUS } from './mapping.js';
 import { DEMO_LATE_SHOP, DEMO_SERVICE_SHOP, DEMO_SHOP } from './orders.js';
@@ -46,6 +47,11 @@ export interface DemoStack {
   standIn: AdminStandIn;
   runtime: Runtime;
   appUrl: string;
+  /**
+   * The embedded pages as the demo store's merchant sees them in the Shopify admin (embedded-preview/): its session
+   * tokens signed here, App Bridge and Polaris stand-ins served here.
+   */
+  preview: EmbeddedPreview;
   /** Temporary directory with the mapping file; removed by `close`. */
   workDir: string;
   mappingsDir: string;
@@ -198,6 +204,9 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     emulator.deliveries.setTriggers(parseTriggers(triggers));
     // Managed install: the stand-in exchanges the app's session tokens as Shopify does.
     standIn.configureApp({ apiKey: config.SHOPIFY_API_KEY!, apiSecret: config.SHOPIFY_API_SECRET!, scopes: config.SHOPIFY_SCOPES.join(',') });
+    // Stopped before the app (cleanups run in reverse), so no page load reaches an app that is shutting down.
+    const preview = await startEmbeddedPreview({ appUrl, shop: DEMO_SHOP, apiKey: config.SHOPIFY_API_KEY!, apiSecret: config.SHOPIFY_API_SECRET! });
+    cleanups.push(() => preview.close());
 
     const webhookSecret = config.SHOPIFY_API_SECRET as string;
     // Shopify's fulfillment-order webhooks (a hold placed or released) reach the app as Shopify would send them.
@@ -217,6 +226,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       standIn,
       runtime,
       appUrl,
+      preview,
       workDir,
       mappingsDir,
       logFile,

@@ -28,7 +28,8 @@ export function sayStillRunning(say: (line?: string) => void, style: Style, stac
   say();
   say(paint(style, 'bold', 'Still running; Ctrl-C stops everything.'));
   say(`  app               ${stack.appUrl}`);
-  say(`  admin pages       ${stack.appUrl}/admin  (log in with ADMIN_TOKEN ${stack.config.ADMIN_TOKEN})`);
+  say(`  embedded app      ${stack.preview.url}  (the app as a merchant of ${stack.shop} sees it in the Shopify admin)`);
+  say(`  admin pages       ${stack.appUrl}/admin  (operator console; log in with ADMIN_TOKEN ${stack.config.ADMIN_TOKEN})`);
   say(`  metrics           curl -H 'authorization: Bearer ${stack.config.METRICS_TOKEN}' ${stack.appUrl}/metrics`);
   say(`  print service     ${stack.emulator.baseUrl}  (hooks: ${stack.emulator.hooksUrl}; token ${stack.config.PRINT_API_TOKEN}, secret ${stack.config.PRINT_API_SECRET})`);
   say(`  Shopify stand-in  ${stack.standIn.origin}/_stand-in/shops/${stack.shop}/orders`);
