@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
 /**
  * Secrets at rest (Shopify access tokens; print-service secrets next): AES-256-GCM with a random 12-byte IV, under
@@ -23,6 +23,8 @@ export class SecretKeyError extends Error {
 interface Key {
   id: string;
   bytes: Buffer;
+  /** The key as node:crypto holds it, made once: making it from the bytes on every decrypt showed in profiles (issue 27). */
+  object: KeyObject;
 }
 
 /** The keys of ENCRYPTION_KEY (base64 of 32 bytes each), or the reason one is unusable. */
@@ -32,7 +34,7 @@ export function parseEncryptionKeys(values: readonly string[]): Key[] {
     if (bytes.length !== 32 || bytes.toString('base64').replace(/=+$/, '') !== value.trim().replace(/=+$/, '')) {
       throw new SecretKeyError(`ENCRYPTION_KEY entry ${index + 1} is not 32 bytes of base64 (make one with: openssl rand -base64 32)`);
     }
-    return { id: createHash('sha256').update(bytes).digest('base64url').slice(0, 8), bytes };
+    return { id: createHash('sha256').update(bytes).digest('base64url').slice(0, 8), bytes, object: createSecretKey(bytes) };
   });
 }
 
@@ -51,7 +53,7 @@ export class SecretCipher {
   encrypt(plain: string): string {
     const key = this.keys[0]!;
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key.bytes, iv);
+    const cipher = createCipheriv('aes-256-gcm', key.object, iv);
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return [VERSION, key.id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
@@ -63,7 +65,7 @@ export class SecretCipher {
     const key = this.keys.find((k) => k.id === keyId);
     if (!key) throw new SecretKeyError(`a stored secret was encrypted with key ${keyId}, which is not in ENCRYPTION_KEY: add that key back (after the current one) to read it`);
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key.bytes, Buffer.from(iv, 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', key.object, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
       return { plain, stale: key !== this.keys[0] };
