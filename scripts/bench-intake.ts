@@ -1,7 +1,10 @@
 /**
- * bench:intake: signed webhooks per second accepted by `POST /webhooks` (verify HMAC with the Shopify library,
- * de-duplicate by webhook id, enqueue durably in Redis, answer), measured with autocannon, beside a bare Express
- * raw-body endpoint in the same run. The app runs as `print-bridge web` in its own process; its RSS after the run is
+ * bench:intake: signed webhooks per second accepted by `POST /webhooks` (verify the HMAC, check the body agrees with
+ * the headers, de-duplicate by webhook and event id, keep the body and enqueue durably in Redis, answer), measured with
+ * autocannon, beside a bare Express raw-body endpoint that checks the HMAC, in the same run. The bodies are real-shaped
+ * `orders/paid` bodies (bench/shopify-order-shape.ts: 3–10 line items with properties, tax and discount lines,
+ * customer and addresses; about 10–26 KB, median about 13 KB), a different one per request in turn, the same set for
+ * both endpoints. The app runs as `print-bridge web` in its own process; its RSS after the run is
  * reported too. Then the same load against `print-bridge start` (web and worker in one process, the worker mapping
  * and submitting to the emulator as it goes), for the memory of the default deployment under intake load.
  *
@@ -14,14 +17,25 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { bullPrefix } from '../src/queue/queues.js';
 import { signedHeaders } from './bench-webhooks.js';
-import { appEnv, benchMapping, benchOrder, cleanupPrefix, forkService, newPrefix, REDIS_URL, registerShop, SHOP, startApp } from './bench-support.js';
+import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { appEnv, benchMapping, cleanupPrefix, forkService, newPrefix, REDIS_URL, registerShop, SHOP, startApp } from './bench-support.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, bodies: { type: 'string', default: '200' }, seed: { type: 'string', default: '27' } },
+});
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 
-const body = benchOrder(2);
-const headers = signedHeaders(body, 'orders/paid', SHOP);
+// Real-shaped bodies, each signed once; every request takes the next one (autocannon cycles through `requests`).
+const orders = Array.from({ length: Number(values.bodies) }, (_, i) => shopifyOrder({ seed: Number(values.seed), serial: i + 1 }));
+const requests = orders.map((order) => ({
+  method: 'POST' as const,
+  path: '/webhooks',
+  headers: signedHeaders(order.body, 'orders/paid', SHOP),
+  body: order.body,
+  // A fresh webhook id per request: every request is a new delivery to verify and queue, not a duplicate.
+  setupRequest: (req: Record<string, unknown> & { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, 'x-shopify-webhook-id': randomUUID() } }),
+}));
 
 function load(url: string, duration: number, overallRate?: number): Promise<Result> {
   return autocannon({
@@ -29,16 +43,7 @@ function load(url: string, duration: number, overallRate?: number): Promise<Resu
     connections,
     duration,
     ...(overallRate ? { overallRate } : {}),
-    requests: [
-      {
-        method: 'POST',
-        path: '/webhooks',
-        headers,
-        body,
-        // A fresh webhook id per request: every request is a new delivery to verify and queue, not a duplicate.
-        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-shopify-webhook-id': randomUUID() } }),
-      },
-    ],
+    requests,
   });
 }
 
@@ -70,15 +75,16 @@ try {
   redis.disconnect();
 
   console.log(`bench:intake  POST /webhooks (signed orders/paid, unique webhook ids), ${connections} connections, ${seconds} s, autocannon`);
+  console.log(`  real-shaped bodies: ${describeSizes(summariseSizes(orders))}`);
   console.log(line('bare Express raw-body + HMAC endpoint', base));
   console.log(line('print-bridge web (verify, dedupe, queue)', result));
-  console.log(`  ratio print-bridge / bare Express + HMAC: ${(result['2xx'] / Math.max(1, base['2xx'])).toFixed(2)}   (target ≥ 0.5)`);
+  const ratio = result['2xx'] / Math.max(1, base['2xx']);
+  console.log(`  ratio print-bridge / bare Express + HMAC: ${ratio.toFixed(2)}   (target ≥ 0.6)`);
   console.log(line('print-bridge web at an offered 1,000/s', atTarget));
   console.log(`  jobs queued during the run: ${queued} (answered 2xx: ${result['2xx']}); a 2xx without a job would be a lost order`);
   if (rssMb) console.log(`  RSS of the web process after the run: ${rssMb.toFixed(0)} MiB`);
-  const rate = result['2xx'] / seconds;
-  const met = rate >= 1000 && atTarget['2xx'] / seconds >= 990 && atTarget.latency.p99 < 50;
-  console.log(`  target ≥ 1000/s, p99 < 50 ms at 1,000/s: ${met ? 'met' : 'NOT met'}`);
+  const met = ratio >= 0.6 && atTarget['2xx'] / seconds >= 990 && atTarget.latency.p99 < 25;
+  console.log(`  target ≥ 0.6 of bare Express + HMAC, p99 < 25 ms at an offered 1,000/s: ${met ? 'met' : 'NOT met'}`);
 } finally {
   app.kill('SIGTERM');
   await cleanupPrefix(prefix);

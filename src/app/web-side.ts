@@ -5,7 +5,7 @@ import { PostgresOrderStore } from '../storage/order-store.js';
 import { pingDatabase } from '../db/database.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import { formatFileProblem } from '../mapping/errors.js';
-import { createQueues, enqueuePrintEvent, enqueueWebhook, type Queues } from '../queue/queues.js';
+import { addWebhookJob, createQueues, enqueuePrintEvent, type Queues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { redisDurabilityCheck } from '../redis-durability.js';
 import { mountAuthRoutes } from '../shopify/auth-routes.js';
@@ -51,8 +51,9 @@ export async function startWebSide(built: AppDependencies, options: RuntimeOptio
     liveness: () => liveness.check(),
     webhooks: {
       verify: hmacWebhookVerifier(config.SHOPIFY_API_SECRET!),
-      claim: (keys) => requestStore.claimWebhook(keys),
-      enqueue: (job) => enqueueWebhook(intakeQueue, (shop, id, body) => requestStore.webhookBodies().keep(shop, id, body), job),
+      // The body is kept with the claim (one round trip), so the job that follows carries its reference only.
+      claim: (keys, body) => requestStore.claimWebhook(keys, body),
+      enqueue: (job) => addWebhookJob(intakeQueue, job),
     },
     readiness: [
       { name: 'redis', check: async () => ({ ok: (await requestRedis.ping()) === 'PONG' }) },

@@ -1,5 +1,6 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { RedisScript } from '../redis-script.js';
 
 /**
  * Fairness between stores on a shared queue. BullMQ's open-source edition has no groups, so each store gets an
@@ -16,7 +17,7 @@ import type { Redis } from 'ioredis';
  */
 
 // KEYS[1] running set. ARGV: now, expiresAt, member, cap, ttlMs
-const ACQUIRE = `
+const ACQUIRE = new RedisScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[3]) then
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
@@ -26,7 +27,7 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
-`;
+`);
 
 export interface FairnessOptions {
   redis: Redis;
@@ -77,7 +78,7 @@ export class StoreFairness {
     const member = job.id ?? `${job.name}:${job.timestamp}`;
     if (shop !== undefined) {
       const now = Date.now();
-      const acquired = await this.options.redis.eval(ACQUIRE, 1, this.key(shop), now, now + this.options.leaseMs, member, this.options.cap, this.options.leaseMs * 2);
+      const acquired = await ACQUIRE.run(this.options.redis, [this.key(shop)], [now, now + this.options.leaseMs, member, this.options.cap, this.options.leaseMs * 2]);
       if (acquired !== 1) return await this.later(job, token, this.retryMs);
     }
     try {

@@ -104,8 +104,13 @@ export async function enqueueWebhook(
   keepBody: (shop: string, webhookId: string, body: string) => Promise<void>,
   job: WebhookJob,
 ): Promise<void> {
-  const { body, ...reference } = job;
-  await keepBody(job.shop, job.webhookId, body);
+  await keepBody(job.shop, job.webhookId, job.body);
+  await addWebhookJob(queue, job);
+}
+
+/** The job of a webhook whose body is already kept (webhook intake keeps it with its claim): ids only in the job. */
+export async function addWebhookJob(queue: Queue<WebhookJobData>, job: WebhookJob): Promise<void> {
+  const { body: _body, ...reference } = job;
   await queue.add(job.topic, reference, { jobId: jobId('wh', job.webhookId) });
 }
 

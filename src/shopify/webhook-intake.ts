@@ -47,8 +47,10 @@ export interface WebhookIntakeDeps {
   /**
    * Claims all the keys at once, atomically (one Redis round trip): of any number of concurrent deliveries exactly one
    * gets the claim; `pending` for the others while it is queueing, undefined once it is seen (the retention window).
+   * The store may keep the body with a winning claim in the same round trip (the app's does); `enqueue` must then not
+   * keep it again.
    */
-  claim: (keys: string[]) => Promise<WebhookClaim | 'pending' | undefined>;
+  claim: (keys: string[], body: { shop: string; webhookId: string; body: string }) => Promise<WebhookClaim | 'pending' | undefined>;
   /** Resolves once the job is in Redis. */
   enqueue: (job: WebhookJob) => Promise<unknown>;
   clock?: () => Date;
@@ -99,7 +101,8 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, rawBody: string, he
   try {
     // A delivery that meets another still being queued waits for its outcome: a 200 now would be a lost webhook if
     // that other enqueue failed (it answers 503 and gives the claim up, but Shopify took this 200 for delivered).
-    for (let waited = 0; (claim = await deps.claim(seenKeys)) === 'pending' && waited < PENDING_WAIT_MS; waited += PENDING_POLL_MS) {
+    const kept = { shop: verification.shop, webhookId: verification.webhookId, body: rawBody };
+    for (let waited = 0; (claim = await deps.claim(seenKeys, kept)) === 'pending' && waited < PENDING_WAIT_MS; waited += PENDING_POLL_MS) {
       await sleep(PENDING_POLL_MS);
     }
   } catch (error) {

@@ -9,7 +9,7 @@ import type { WebhookClaim } from '../shopify/webhook-intake.js';
 import type { OrderStore } from '../bridge/ports.js';
 import type { OrderStatus } from '../orders/status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
-import { WebhookBodies } from './webhook-bodies.js';
+import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
 import { OrderLists } from './order-lists.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
@@ -297,10 +297,13 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   /**
    * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when they were
    * seen within the last days; `pending` while another delivery is queueing it; otherwise the claim, to confirm once
-   * the job is queued or to release when it could not be.
+   * the job is queued or to release when it could not be. `body`: kept (webhookBodies) with a claim that wins, in the
+   * same round trip.
    */
-  async claimWebhook(keys: readonly string[]): Promise<WebhookClaim | 'pending' | undefined> {
-    const claimed = await this.leases.claimWebhook(keys);
+  async claimWebhook(keys: readonly string[], body?: { shop: string; webhookId: string; body: string }): Promise<WebhookClaim | 'pending' | undefined> {
+    const bodies = body ? this.webhookBodies() : undefined;
+    const kept = body && bodies ? { key: bodies.key(body.shop, body.webhookId), index: bodies.index(body.shop), webhookId: body.webhookId, body: body.body, seconds: WEBHOOK_BODY_SECONDS } : undefined;
+    const claimed = await this.leases.claimWebhook(keys, kept);
     if (claimed === 'seen') return undefined;
     if (claimed === 'pending') return 'pending';
     return {

@@ -17,11 +17,11 @@ export class WebhookBodies {
     private readonly prefix: string,
   ) {}
 
-  private key(shop: string, webhookId: string): string {
+  key(shop: string, webhookId: string): string {
     return `${this.prefix}webhook-body:${shop}:${webhookId}`;
   }
 
-  private index(shop: string): string {
+  index(shop: string): string {
     return `${this.prefix}webhook-bodies:${shop}`;
   }
 

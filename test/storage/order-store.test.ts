@@ -104,6 +104,22 @@ describe.each(['postgres', 'pglite'] as const)('PostgresOrderStore on %s', (engi
     expect(await store.getOrderBody(SHOP, orderId)).toEqual({ updatedAt: '2026-11-21T14:00:01.000Z', body: '{"v":3}' });
   });
 
+  it('keeps a webhook body with the claim that wins, in the same step, and never with one that loses', async () => {
+    const body = { shop: SHOP, webhookId: 'wh-body-1', body: '{"id":1,"line_items":[]}' };
+    const claimed = await store.claimWebhook(['wh-body-1', 'event:orders/paid:eb-1'], body);
+    if (!claimed || claimed === 'pending') throw new Error('the first delivery must get the claim');
+    const bodies = store.webhookBodies();
+    expect(await bodies.get(SHOP, 'wh-body-1')).toBe(body.body);
+    expect(await redis.ttl(bodies.key(SHOP, 'wh-body-1'))).toBeGreaterThan(7 * 24 * 3600);
+    expect(await redis.sismember(bodies.index(SHOP), 'wh-body-1')).toBe(1);
+    // Another delivery of the same event (a new webhook id) loses: its body is not kept.
+    expect(await store.claimWebhook(['wh-body-2', 'event:orders/paid:eb-1'], { ...body, webhookId: 'wh-body-2', body: '{"other":true}' })).toBe('pending');
+    expect(await bodies.get(SHOP, 'wh-body-2')).toBeUndefined();
+    await claimed.confirm();
+    expect(await store.claimWebhook(['wh-body-1'], body)).toBeUndefined();
+    expect(await bodies.dropShop(SHOP)).toBe(1);
+  });
+
   it('claims webhook ids atomically, keeps a confirmed one 8 days and frees a released one', async () => {
     const claimed = await store.claimWebhook(['wh-1', 'event:orders/paid:e-1']);
     if (!claimed || claimed === 'pending') throw new Error('the first delivery must get the claim');
