@@ -139,16 +139,20 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
  * Submits an order that is due now within this webhook's job (issue 27: a submit job, a read of the order and of its
  * body, and a parse of the body less per order). A failure that may pass (the printer unreachable, a create whose
  * answer was lost) is left to the submit job, queued then, with its retries and its reconciliation by sourceOrderId; a
- * permanent one fails this job, as it would have failed the submit job, and shows on the failed-jobs page.
+ * permanent one is recorded on the order by the submission (held, error) and ends here.
  */
 async function submitInline(deps: BridgeDeps, link: OrderLink, body: KnownOrder['body']): Promise<WebhookOutcome | undefined> {
   try {
     const outcome = await submitShopifyOrder(deps, link.shop, link.orderId, { link, body });
     return { kind: 'submitted-now', orderId: link.orderId, outcome: outcome.kind };
   } catch (error) {
-    // A refusal that will not change (the mapping's problems, the printer's refusal) is this job's failure, with the
-    // order's problems already recorded: a submit job would only do the same work again to fail the same way.
-    if ((error as { retryable?: unknown } | null)?.retryable === false) throw error;
+    // A refusal that will not change (the mapping's problems, the printer's refusal) is already on the order, as a
+    // problem with what to do (the Problems page): a submit job would only do the same work again to fail the same
+    // way, and a failed job would show it a second time.
+    if ((error as { retryable?: unknown } | null)?.retryable === false) {
+      deps.logger.warn({ shop: link.shop, orderId: link.orderId, reason: (error as Error).message }, 'order not submitted; the reason is on the order');
+      return { kind: 'not-submitted', orderId: link.orderId, reason: (error as Error).message };
+    }
     deps.logger.debug({ shop: link.shop, orderId: link.orderId, err: error }, 'inline submission did not complete; the submit job takes it');
     return undefined;
   }
