@@ -70,7 +70,7 @@ describe('hand-written CSS classes on the embedded pages', () => {
     // The order in the list, the order page's link to Shopify and its tracking, the editor's version changes.
     expect(all['orders']).toMatch(/<s-link href="\/admin\/orders\/[^"]+">#submitted<\/s-link>/);
     expect(all['order']).toContain('<s-link href="shopify:admin/orders/900" id="shopify-order" target="_top">Open the order in Shopify</s-link>');
-    expect(all['order']).toContain('<s-link href="https://track.example/RM1" target="_blank" rel="noopener noreferrer"><span class="mono">RM1</span></s-link>');
+    expect(all['order']).toContain('<s-link href="https://track.example/RM1" target="_blank"><span class="mono">RM1</span></s-link>');
     expect(all['editor']).toMatch(/<s-link href="\/admin\/mappings\/versions\/2">Changes<\/s-link>/);
     const operator: PageContext = { ...ctx, viewer: { kind: 'operator' }, embedded: undefined };
     const console = ordersPage(operator, { links: [link('submitted')], filters: {}, paged: false, counts: {}, all: 1, problems: 0 }).value;
