@@ -294,3 +294,60 @@ export function shopifyGlobalProblems(scripts: Record<string, string>): { proble
   }
   return { problems, members };
 }
+
+const LIFECYCLE = new Set(['constructor', 'connectedCallback', 'disconnectedCallback', 'attributeChangedCallback', 'adoptedCallback', 'formAssociatedCallback', 'formResetCallback', 'formDisabledCallback', 'formStateRestoreCallback']);
+
+/**
+ * What a stand-in's elements offer to a page's script: each public method of a class it defines for an App Bridge or
+ * Polaris element (`customElements.define('ui-modal', class { show() ... })`) must be one the packages declare on that
+ * element (`UIModalElement.show`), so no page can come to rely on something only the stand-in has. Lifecycle callbacks
+ * aside; a method whose name starts with `#` or `_` counts as private. Returns the problems and the methods seen.
+ */
+export function standInElementProblems(scripts: Record<string, string>): { problems: string[]; methods: Set<string> } {
+  const files: Record<string, string> = { [path.join(root, 'test/admin/__shopify-globals__.d.ts')]: `${PACKAGE_TYPES}export {};\n` };
+  const names = new Map<string, string>();
+  for (const [name, text] of Object.entries(scripts)) {
+    const file = path.join(root, `test/admin/__stand-in-${names.size}__.js`);
+    files[file] = text;
+    names.set(file, name);
+  }
+  const program = programWith(files, { ...compilerOptions, allowJs: true, checkJs: false });
+  const checker = program.getTypeChecker();
+  const { elements } = shopifyContracts();
+  const problems: string[] = [];
+  const methods = new Set<string>();
+  for (const [file, name] of names) {
+    const source = program.getSourceFile(file)!;
+    const interfaces = checker.getSymbolsInScope(source, ts.SymbolFlags.Interface);
+    const declaredType = (interfaceName: string) => {
+      const symbol = interfaces.find((s) => s.name === interfaceName);
+      return symbol && checker.getDeclaredTypeOfSymbol(symbol);
+    };
+    const tagMap = declaredType('HTMLElementTagNameMap');
+    const elementType = (tag: string): ts.Type | undefined => {
+      const own = tagMap?.getProperty(tag);
+      if (own && declaredIn(own, polarisDir)) return checker.getTypeOfSymbol(own);
+      // App Bridge's elements are global interfaces: ui-modal → UIModalElement, s-app-nav → SAppNavElement.
+      return declaredType(`${tag.split('-').map((p) => (p === 'ui' ? 'UI' : p[0]!.toUpperCase() + p.slice(1))).join('')}Element`);
+    };
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && node.expression.getText(source) === 'customElements.define' && node.arguments.length >= 2) {
+        const [tagNode, classNode] = node.arguments;
+        const tag = tagNode && (ts.isStringLiteral(tagNode) || ts.isNoSubstitutionTemplateLiteral(tagNode)) ? tagNode.text : undefined;
+        if (tag && classNode && ts.isClassExpression(classNode) && elements.has(tag)) {
+          const type = elementType(tag);
+          for (const member of classNode.members) {
+            if (!ts.isMethodDeclaration(member) || !member.name || ts.isPrivateIdentifier(member.name)) continue;
+            const method = member.name.getText(source);
+            if (LIFECYCLE.has(method) || method.startsWith('_')) continue;
+            methods.add(`${tag}.${method}`);
+            if (!type?.getProperty(method)) problems.push(`${name}:${source.getLineAndCharacterOfPosition(member.getStart(source)).line + 1}: <${tag}>.${method}() is not declared for the element by the packages`);
+          }
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return { problems, methods };
+}

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED_SCRIPT } from '../../src/admin/embedded-script.js';
 import { appBridgeStandIn } from '../../src/dev/embedded-preview/app-bridge-stand-in.js';
+import { POLARIS_STAND_IN } from '../../src/dev/embedded-preview/polaris-stand-in.js';
 import { pages } from './embedded-pages.js';
-import { type DeclaredAttribute, shopifyContracts, shopifyGlobalProblems, type ShopifyContracts } from './shopify-contracts.js';
+import { type DeclaredAttribute, shopifyContracts, shopifyGlobalProblems, type ShopifyContracts, standInElementProblems } from './shopify-contracts.js';
 
 /**
  * Issue 26: the embedded pages run against stand-ins here (the real App Bridge and Polaris scripts load from Shopify's
@@ -179,6 +180,16 @@ describe('the embedded pages against Shopify’s published App Bridge and Polari
     const standIn = shopifyGlobalProblems({ 'app-bridge-stand-in.ts': appBridgeStandIn({ tokenUrl: '/token' }) });
     expect(standIn.problems).toEqual([]);
     for (const member of script.members) expect(standIn.members, `the stand-in models ${member}`).toContain(member);
+  });
+
+  it('gives the stand-ins’ elements only methods the packages declare for them', () => {
+    const { problems, methods } = standInElementProblems({ 'app-bridge-stand-in.ts': appBridgeStandIn({ tokenUrl: '/token' }), 'polaris-stand-in.ts': POLARIS_STAND_IN });
+    expect(problems).toEqual([]);
+    // The element methods a page may call (the embedded script calls none today; App Bridge's own show/hide are modelled).
+    expect([...methods].sort()).toEqual(['ui-modal.hide', 'ui-modal.show', 'ui-save-bar.hide', 'ui-save-bar.show']);
+    expect(standInElementProblems({ wrong: "customElements.define('ui-modal', class extends HTMLElement { open() {} connectedCallback() {} });" }).problems).toEqual([
+      'wrong:1: <ui-modal>.open() is not declared for the element by the packages',
+    ]);
   });
 
   it('fails on a call App Bridge does not declare, or a declared one called wrongly', () => {
