@@ -12,7 +12,8 @@ import { type DeclaredAttribute, shopifyContracts, shopifyGlobalProblems, type S
  * exists in the packages; every attribute on it is one its package declares for it (or a global HTML attribute);
  * an attribute whose declared type enumerates its values has one of them; the buttons App Bridge reads from a
  * `ui-title-bar` or `ui-save-bar`, and the links of `s-app-nav`, are held to App Bridge's declaration of those
- * children. The embedded script (and the App Bridge stand-in) use only the `shopify` global App Bridge declares.
+ * children. The embedded script (and the App Bridge stand-in) use only the `shopify` global App Bridge declares, and
+ * the stand-ins' elements have only methods the packages declare for them.
  */
 
 /** Global HTML attributes (any element may carry them), with `aria-*` and `data-*`. */
