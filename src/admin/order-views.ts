@@ -100,7 +100,7 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
     ctx,
     html`${subdued(ctx, `${data.links.length} order(s) on this page, last changed first`, false)}
 ${row(ctx, html`${data.paged ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status }), 'Newest') : ''}${
-      data.next ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status, cursor: data.next }), 'Next', ' rel="next"') : ''
+      data.next ? linkButton(ctx, ctx.link('/admin', { ...keep, status: filters.status, cursor: data.next }), 'Next', ctx.embedded ? '' : ' rel="next"') : ''
     }`)}`,
     { spread: true },
   );

@@ -122,7 +122,8 @@ export function checkbox(ctx: PageContext, field: { name: string; value: string;
 /** Links to views of one list (status tabs): the current one marked. */
 export function tabs(ctx: PageContext, label: string, items: readonly { href: string; text: string; count: number; current: boolean }[]): Html {
   if (ctx.embedded) {
-    return html`<s-box paddingBlockEnd="base"><s-button-group aria-label="${label}">${items.map(
+    // Polaris's own label for the group (an aria-label on the element would stay outside its shadow root).
+    return html`<s-box paddingBlockEnd="base"><s-button-group accessibilityLabel="${label}">${items.map(
       (i) => html`<s-button href="${i.href}" variant="${i.current ? 'primary' : 'secondary'}"${i.current ? trusted(' aria-current="page"') : ''}>${i.text} (${i.count})</s-button>`,
     )}</s-button-group></s-box>`;
   }
@@ -133,9 +134,12 @@ ${items.map((i) => html`<a href="${i.href}"${i.current ? trusted(' aria-current=
 
 /**
  * A link in text: a Polaris link inside the Shopify admin (the admin's look, and App Bridge's handling of a
- * `shopify:` address), the app's own `<a>` elsewhere. `target="_blank"` opens with no hold on this page.
+ * `shopify:` address), the app's own `<a>` elsewhere. `target="_blank"` opens with no hold on this page: the `<a>` says
+ * so with `rel`; `<s-link>` declares no `rel` (@shopify/polaris-types), and a new window from its link gets no opener
+ * anyway (browsers imply `noopener` for `_blank`) and no address of ours (the pages' referrer policy is same-origin).
  */
 export function textLink(ctx: PageContext, href: string, content: HtmlValue, options: { target?: '_blank' | '_top'; id?: string } = {}): Html {
-  const extra = html`${attr('id', options.id)}${attr('target', options.target)}${options.target === '_blank' ? trusted(' rel="noopener noreferrer"') : ''}`;
-  return ctx.embedded ? html`<s-link href="${href}"${extra}>${content}</s-link>` : html`<a href="${href}"${extra}>${content}</a>`;
+  const extra = html`${attr('id', options.id)}${attr('target', options.target)}`;
+  if (ctx.embedded) return html`<s-link href="${href}"${extra}>${content}</s-link>`;
+  return html`<a href="${href}"${extra}${options.target === '_blank' ? trusted(' rel="noopener noreferrer"') : ''}>${content}</a>`;
 }

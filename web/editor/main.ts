@@ -17,11 +17,8 @@ interface Problem {
   severity?: 'error' | 'warning';
 }
 
-declare global {
-  interface Window {
-    shopify?: { idToken(): Promise<string> };
-  }
-}
+// `window.shopify`: App Bridge's global as Shopify declares it (@shopify/app-bridge-types, web/tsconfig.json); absent
+// outside the Shopify admin (the operator console loads no App Bridge).
 
 async function post(url: string, form: HTMLFormElement, text: string): Promise<Response> {
   const body = new URLSearchParams();

@@ -38,8 +38,9 @@ const mirror = (original) => {
   return b;
 };
 const drawn = (kind, id) => document.querySelector('[data-admin="' + kind + '"][data-for="' + id + '"]');
+// As App Bridge declares them (ModalApi), show and hide answer promises.
 const modals = {
-  show(id) {
+  async show(id) {
     const el = document.getElementById(id);
     if (!el || drawn('modal', id)) return;
     const bar = el.querySelector('ui-title-bar');
@@ -62,7 +63,7 @@ const modals = {
     document.body.append(box);
     el.dispatchEvent(new Event('show'));
   },
-  hide(id) {
+  async hide(id) {
     const box = drawn('modal', id);
     if (!box) return;
     box.remove();
@@ -152,30 +153,31 @@ customElements.define('ui-save-bar', class extends HTMLElement {
   disconnectedCallback() { drawn('save-bar', this.id)?.remove(); }
 });
 customElements.define('ui-title-bar', class extends HTMLElement {});
+// The admin draws the app's navigation in its own sidebar and loads the link's address in the frame (no token). A
+// function, not a method of the element: the real <s-app-nav> has none for a page to call.
+const buildAppNav = (el) => {
+  const nav = document.createElement('nav');
+  nav.setAttribute('aria-label', 'App navigation');
+  for (const link of el.querySelectorAll('s-link')) {
+    const a = document.createElement('a');
+    a.href = link.getAttribute('href');
+    a.textContent = link.textContent;
+    if (new URL(a.href).pathname === location.pathname) a.setAttribute('aria-current', 'page');
+    // The admin's navigation asks before it leaves a page with a save bar showing.
+    a.addEventListener('click', (event) => {
+      if (!document.querySelector('[data-admin="save-bar"]')) return;
+      event.preventDefault();
+      saveBars.leaveConfirmation().then(() => location.assign(a.href));
+    });
+    nav.append(a);
+  }
+  el.replaceChildren(nav);
+};
 customElements.define('s-app-nav', class extends HTMLElement {
   connectedCallback() {
     // The children are parsed after the element connects: build once the document is read.
-    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => this.build());
-    else this.build();
-  }
-  build() {
-    // The admin draws the app's navigation in its own sidebar and loads the link's address in the frame (no token).
-    const nav = document.createElement('nav');
-    nav.setAttribute('aria-label', 'App navigation');
-    for (const link of this.querySelectorAll('s-link')) {
-      const a = document.createElement('a');
-      a.href = link.getAttribute('href');
-      a.textContent = link.textContent;
-      if (new URL(a.href).pathname === location.pathname) a.setAttribute('aria-current', 'page');
-      // The admin's navigation asks before it leaves a page with a save bar showing.
-      a.addEventListener('click', (event) => {
-        if (!document.querySelector('[data-admin="save-bar"]')) return;
-        event.preventDefault();
-        saveBars.leaveConfirmation().then(() => location.assign(a.href));
-      });
-      nav.append(a);
-    }
-    this.replaceChildren(nav);
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => buildAppNav(this));
+    else buildAppNav(this);
   }
 });`;
 }

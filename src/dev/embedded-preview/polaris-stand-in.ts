@@ -91,6 +91,13 @@ customElements.define('s-checkbox', class extends HTMLElement {
     this.append(label);
   }
 });
+// A group of buttons named by its accessibilityLabel, as Polaris names it.
+customElements.define('s-button-group', class extends HTMLElement {
+  connectedCallback() {
+    this.setAttribute('role', 'group');
+    if (this.getAttribute('accessibilityLabel')) this.setAttribute('aria-label', this.getAttribute('accessibilityLabel'));
+  }
+});
 customElements.define('s-button', class extends HTMLElement {
   connectedCallback() {
     this.setAttribute('role', this.hasAttribute('href') ? 'link' : 'button');
@@ -113,4 +120,4 @@ customElements.define('s-link', class extends HTMLElement {
     if (name === 'target' && value === '_blank') a.setAttribute('rel', 'noopener noreferrer');
   }
 });
-for (const name of ['s-banner', 's-badge', 's-stack', 's-box', 's-paragraph', 's-text', 's-divider', 's-button-group', 's-query-container', 's-unordered-list', 's-ordered-list', 's-list-item', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
+for (const name of ['s-banner', 's-badge', 's-stack', 's-box', 's-paragraph', 's-text', 's-divider', 's-query-container', 's-unordered-list', 's-ordered-list', 's-list-item', 's-table', 's-table-header-row', 's-table-header', 's-table-body', 's-table-row', 's-table-cell']) customElements.define(name, class extends HTMLElement {});`;
