@@ -22,6 +22,7 @@ import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, Shopify
 import { adminApiFulfillmentPort } from '../../src/adapters/fulfillment-port.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
+import { statusByOrderUpdate } from './status-by-order-update.js';
 
 /**
  * Postbacks end to end without the app's runtime: the emulator with the documented triggers posts to the postback
@@ -64,6 +65,11 @@ export interface HarnessOptions {
   settlingDelayMs?: number;
   /** Calls the stand-in's log keeps (its default 1,000); a benchmark counting every call's cost needs them all. */
   requestLogSize?: number;
+  /**
+   * How the status is written: the app's merge writes (`tagsAdd`, `tagsRemove`, `metafieldsSet`; the default), or one
+   * `orderUpdate` replacing the tag list (issue 27: measured, not kept; test/helpers/status-by-order-update.ts).
+   */
+  statusWrite?: 'app' | 'order-update';
 }
 
 export interface TestOrder {
@@ -130,7 +136,8 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   await new Promise((resolve) => server.once('listening', resolve));
   const postbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/postbacks/${POSTBACK_TOKENS[1]}`;
 
-  const fulfillment = adminApiFulfillmentPort(() => api);
+  const appPort = adminApiFulfillmentPort(() => api);
+  const fulfillment = options.statusWrite === 'order-update' ? statusByOrderUpdate(appPort, () => api) : appPort;
   // As the app's workers: the status an event leaves is shown in Shopify by a sync job a moment later.
   const later = options.syncDelayMs !== 'inline';
   const scheduler = new QueueScheduler(queues, { syncDelayMs: typeof options.syncDelayMs === 'number' ? options.syncDelayMs : undefined, settlingDelayMs: options.settlingDelayMs });
