@@ -18,7 +18,7 @@ import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/qu
 import { QueueScheduler } from '../../src/queue/scheduler.js';
 import { startPrintEventWorker, startStatusSyncWorker, type Workers } from '../../src/queue/workers.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
-import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, type PacingWait } from '../../src/shopify/admin-api.js';
+import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches, type PacingWait } from '../../src/shopify/admin-api.js';
 import { adminApiFulfillmentPort } from '../../src/adapters/fulfillment-port.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
@@ -66,7 +66,7 @@ export interface HarnessOptions {
   /** Calls the stand-in's log keeps (its default 1,000); a benchmark counting every call's cost needs them all. */
   requestLogSize?: number;
   /**
-   * How the status is written: the app's merge writes (`tagsAdd`, `tagsRemove`, `metafieldsSet`; the default), or one
+   * How the status is written: the app's (`tagsAdd`, `tagsRemove`, and the metafield in a shared `metafieldsSet`; the default), or one
    * `orderUpdate` replacing the tag list (issue 27: measured, not kept; test/helpers/status-by-order-update.ts).
    */
   statusWrite?: 'app' | 'order-update';
@@ -113,7 +113,9 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   // As the app's (shopify-effects.ts): a long wait for the bucket is spent outside the worker slot.
   const pacer = new ShopifyPacer({ unavailableBaseDelayMs: 10, maxInlineWaitMs: JOB_INLINE_WAIT_MS, onWait: (w) => waits.push(w) });
   const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: ACCESS_TOKEN });
-  const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer });
+  // As the app's (ShopifyAdminClients): the status metafields written together, unless the orderUpdate variant is measured.
+  const statusMetafields = options.statusWrite === 'order-update' ? undefined : new StatusMetafieldBatches();
+  const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer, statusMetafields });
 
   const store = new PostgresOrderStore({ database: options.database, redis: options.redis, prefix: options.prefix });
   const queues = createQueues(options.redis, options.prefix);
