@@ -17,7 +17,7 @@
  * instead of the app's `tagsAdd`/`tagsRemove`/`metafieldsSet`: measured, not kept (a merchant's tag added meanwhile
  * would be lost; docs/pipeline.md).
  *
- *   npm run bench:postbacks [-- --orders 300 --concurrency 16 --bucket unlimited|standard|plus --timeout-seconds 300 --status-write app|order-update]
+ *   npm run bench:postbacks [-- --orders 300 --concurrency 16 --bucket unlimited|standard|plus --timeout-seconds 300 --status-write app|order-update --metafield-window-ms 1000]
  */
 import { parseArgs } from 'node:util';
 import { planFulfillment } from '../src/shopify/fulfillment-plan.js';
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     'timeout-seconds': { type: 'string' },
     // Issue 27: `order-update` writes the status with one orderUpdate replacing the tag list (measured, not kept).
     'status-write': { type: 'string', default: 'app' },
+    // How long an order's status metafield waits for other orders' to share one metafieldsSet (the app's default).
+    'metafield-window-ms': { type: 'string' },
   },
 });
 const ORDERS = Number(values.orders);
@@ -65,7 +67,9 @@ async function pool<T>(items: T[], width: number, run: (item: T) => Promise<unkn
 async function main(): Promise<void> {
   const { redis, prefix, database, cleanup } = testBackends('bench-postbacks');
   // Every call of the run stays in the stand-in's log: the points per shipment are summed from it.
-  const h = await startPostbackHarness({ redis, prefix, database, concurrency: CONCURRENCY, bucket: BUCKET, requestLogSize: ORDERS * 2 * 8 + 1_000, statusWrite: STATUS_WRITE });
+  const h = await startPostbackHarness({ redis, prefix, database, concurrency: CONCURRENCY, bucket: BUCKET, requestLogSize: ORDERS * 2 * 8 + 1_000, statusWrite: STATUS_WRITE,
+    statusMetafieldWindowMs: values['metafield-window-ms'] !== undefined ? Number(values['metafield-window-ms']) : undefined,
+  });
   try {
     // --- print-bridge: receipt → fulfillment
     const orders: TestOrder[] = [];
@@ -112,6 +116,7 @@ async function main(): Promise<void> {
       concurrency: CONCURRENCY,
       bucket: { name: BUCKET_NAME, ...BUCKET },
       statusWrite: STATUS_WRITE,
+      ...(values['metafield-window-ms'] !== undefined ? { metafieldWindowMs: Number(values['metafield-window-ms']) } : {}),
       accepted,
       failedJobs: failed,
       receiptRatePerSec: rate(total, postedAt),

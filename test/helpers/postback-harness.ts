@@ -70,6 +70,8 @@ export interface HarnessOptions {
    * `orderUpdate` replacing the tag list (issue 27: measured, not kept; test/helpers/status-by-order-update.ts).
    */
   statusWrite?: 'app' | 'order-update';
+  /** How long a status metafield waits for others to share its request (StatusMetafieldBatches' default). */
+  statusMetafieldWindowMs?: number;
 }
 
 export interface TestOrder {
@@ -114,7 +116,7 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const pacer = new ShopifyPacer({ unavailableBaseDelayMs: 10, maxInlineWaitMs: JOB_INLINE_WAIT_MS, onWait: (w) => waits.push(w) });
   const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: ACCESS_TOKEN });
   // As the app's (ShopifyAdminClients): the status metafields written together, unless the orderUpdate variant is measured.
-  const statusMetafields = options.statusWrite === 'order-update' ? undefined : new StatusMetafieldBatches();
+  const statusMetafields = options.statusWrite === 'order-update' ? undefined : new StatusMetafieldBatches({ windowMs: options.statusMetafieldWindowMs });
   const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer, statusMetafields });
 
   const store = new PostgresOrderStore({ database: options.database, redis: options.redis, prefix: options.prefix });

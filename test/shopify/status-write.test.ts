@@ -122,7 +122,7 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
   it("writes the orders' tags each on its own and their metafields in one request of 10 points", async () => {
     const gids = [1, 2, 3].map(orderGid);
     for (const gid of gids) seed(gid, `vip, ${TAGS.submitted}`);
-    const api = apiWith(new StatusMetafieldBatches({ windowMs: 50 }));
+    const api = apiWith(new StatusMetafieldBatches({ windowMs: 50, roomyShare: Infinity }));
     const links = gids.map((gid) => link(gid, 'shipped'));
     const outcomes = await Promise.all(
       links.map((l) => syncOrderToShopify({ store: { get: async () => l }, shopify: { orderShows: (_s, id) => api.orderShows(id), showStatus: (_s, id, c) => api.showStatus(id, c) } }, SHOP, l.orderId)),
@@ -144,7 +144,7 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
   it('sends at most 25 a request, and a newer value for an order while it waits replaces the older', async () => {
     const gids = Array.from({ length: 30 }, (_, i) => orderGid(10 + i));
     for (const gid of gids) seed(gid, 'vip');
-    const batches = new StatusMetafieldBatches({ windowMs: 50 });
+    const batches = new StatusMetafieldBatches({ windowMs: 50, roomyShare: Infinity });
     const api = apiWith(batches);
     const older = batches.write(api, gids[29]!, { status: 'print-ready' });
     const newer = batches.write(api, gids[29]!, { status: 'shipped' });
@@ -155,12 +155,27 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
     expect(statusOf(gids[0]!)).toEqual([{ status: 'submitted' }]);
   });
 
+  it("waits only while the shop's bucket is short: with room, a write goes at once", async () => {
+    const [first, second] = [orderGid(60), orderGid(61)];
+    seed(first, 'vip');
+    seed(second, 'vip');
+    const batches = new StatusMetafieldBatches({ windowMs: 60_000 });
+    const api = apiWith(batches);
+    // Before any answer and with the stand-in's bucket full: no waiting for the minute's window.
+    await batches.write(api, first, { status: 'shipped' });
+    await api.orderShows(second);
+    expect(api.bucketShare()).toBeGreaterThan(0.9);
+    await batches.write(api, second, { status: 'shipped' });
+    expect(writes().filter((r) => r.operation === 'mutation metafieldsSet')).toHaveLength(2);
+    expect(statusOf(second)).toEqual([{ status: 'shipped' }]);
+  });
+
   it('refuses only the order Shopify refuses: the others are written', async () => {
     const [kept, other] = [orderGid(50), orderGid(51)];
     seed(kept, 'vip');
     seed(other, 'vip');
     const gone = orderGid(52);
-    const batches = new StatusMetafieldBatches({ windowMs: 20 });
+    const batches = new StatusMetafieldBatches({ windowMs: 20, roomyShare: Infinity });
     const api = apiWith(batches);
     const results = await Promise.allSettled([batches.write(api, kept, { status: 'shipped' }), batches.write(api, gone, { status: 'shipped' }), batches.write(api, other, { status: 'error' })]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

@@ -165,9 +165,11 @@ interface MetafieldBatch {
 /**
  * The `$app:print_status` metafields of a shop's orders, written together (issue 27): `metafieldsSet` takes up to 25
  * metafields of any owners and costs one mutation's 10 points however many it sets, where each order's own write cost
- * 10. A write waits at most `windowMs` for others of the same shop (or until 25 are waiting), then all go as one
- * request, a background call for the pacer like the rest of the status. One instance per process, shared by the
- * shops' Admin API clients as the pacer is.
+ * 10. While the shop's bucket is short (under half full, as the pacer estimates it), a write waits at most
+ * `windowMs` for others of the same shop (or until 25 are waiting), then all go as one request, a background call for
+ * the pacer like the rest of the status; while the bucket has room, points are not what limits the shop and a write
+ * goes at once (with any that were waiting). One instance per process, shared by the shops' Admin API clients as the
+ * pacer is.
  *
  * The guarantees are the single write's: each caller's promise settles when its own value is written (or refused);
  * the metafield is in the app's own namespace, which only the app writes, and an upsert, so writing it beside other
@@ -180,10 +182,20 @@ export class StatusMetafieldBatches {
   private readonly open = new Map<string, MetafieldBatch>();
   private readonly windowMs: number;
   private readonly max: number;
+  private readonly roomyShare: number;
 
-  constructor(options: { windowMs?: number; max?: number } = {}) {
+  constructor(
+    options: {
+      /** How long the first write of a batch waits for others. */
+      windowMs?: number;
+      max?: number;
+      /** A batch goes at once while the shop's bucket holds at least this share of its maximum (points are not short). */
+      roomyShare?: number;
+    } = {},
+  ) {
     this.windowMs = options.windowMs ?? 1_000;
     this.max = Math.min(options.max ?? METAFIELDS_SET_MAX, METAFIELDS_SET_MAX);
+    this.roomyShare = options.roomyShare ?? 0.9;
   }
 
   /** Resolves when `value` is the order's `$app:print_status` in Shopify (or a newer value given meanwhile is). */
@@ -204,7 +216,8 @@ export class StatusMetafieldBatches {
       } else {
         batch.entries.set(orderGid, { orderGid, value: json, waiters: [{ resolve, reject }] });
       }
-      if (batch.entries.size >= this.max) {
+      // Waiting only saves points, so it is only worth it while the shop is short of them.
+      if (batch.entries.size >= this.max || (api.bucketShare() ?? 1) >= this.roomyShare) {
         clearTimeout(batch.timer);
         void this.flush(batch);
       }

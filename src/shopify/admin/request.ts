@@ -77,6 +77,11 @@ export class AdminRequests {
     return this.options.statusMetafields;
   }
 
+  /** The share of the shop's bucket the pacer estimates it holds now (0 to 1); undefined before the first answer. */
+  bucketShare(): number | undefined {
+    return this.pacer.availableShare(this.shop);
+  }
+
   get shop(): string {
     return this.transport.shop;
   }
