@@ -114,7 +114,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     // The process's status-metafield batches (issue 27): the metafield of the status in one metafieldsSet of several orders.
     const batched = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
       pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
-      statusMetafields: new StatusMetafieldBatches({ windowMs: 1 }),
+      statusMetafields: new StatusMetafieldBatches({ windowMs: 1, roomyShare: Infinity }),
     });
     await run('showStatusMetafields', () => batched.showStatus(ORDER_GID, { addTags: [], removeTags: [], status: { status: 'shipped', at: '2026-11-20T11:00:00Z' } }));
     await run('appendOrderNote (read)', () => api.appendOrderNote(ORDER_GID, 'print-bridge: a line'), 2);

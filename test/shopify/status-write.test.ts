@@ -72,9 +72,12 @@ function merchantTagsBetweenReadAndWrite(write: StatusShowing['showStatus'], api
 }
 
 describe("a merchant's tags are never lost", () => {
-  it("the app's write keeps a tag the merchant adds between the sync's read and its write", async () => {
+  it.each([
+    ['one request (the bucket has room)', 0],
+    ['the metafield in a shared metafieldsSet (the bucket short)', Infinity],
+  ])("the app's write keeps a tag the merchant adds between the sync's read and its write: %s", async (_name, roomyShare) => {
     seed(ORDER, `vip, ${TAGS.submitted}, ${TAGS.printReady}`);
-    const api = apiWith(new StatusMetafieldBatches({ windowMs: 5 }));
+    const api = apiWith(new StatusMetafieldBatches({ windowMs: 5, roomyShare }));
     const shipped = link(ORDER, 'shipped');
     const outcome = await syncOrderToShopify(
       { store: { get: async () => shipped }, shopify: merchantTagsBetweenReadAndWrite((_s, id, change) => api.showStatus(id, change), api) },
@@ -84,6 +87,9 @@ describe("a merchant's tags are never lost", () => {
     expect(outcome).toMatchObject({ kind: 'synced', wrote: true });
     expect(standIn.getOrder(SHOP, ORDER)!.tags.sort()).toEqual(['gift-wrap', TAGS.shipped, TAGS.submitted, 'vip'].sort());
     expect(statusOf(ORDER)).toEqual([statusValue(shipped)]);
+    expect(writes().map((r) => r.operation).sort()).toEqual(
+      roomyShare === Infinity ? ['mutation metafieldsSet', 'mutation tagsAdd,tagsRemove'] : ['mutation tagsAdd,tagsRemove,metafieldsSet'],
+    );
   });
 
   it('one orderUpdate (tags replaced) would lose it: why the app does not write the status that way', async () => {
@@ -122,7 +128,7 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
   it("writes the orders' tags each on its own and their metafields in one request of 10 points", async () => {
     const gids = [1, 2, 3].map(orderGid);
     for (const gid of gids) seed(gid, `vip, ${TAGS.submitted}`);
-    const api = apiWith(new StatusMetafieldBatches({ windowMs: 50, roomyShare: Infinity }));
+    const api = apiWith(new StatusMetafieldBatches({ windowMs: 1_000, roomyShare: Infinity }));
     const links = gids.map((gid) => link(gid, 'shipped'));
     const outcomes = await Promise.all(
       links.map((l) => syncOrderToShopify({ store: { get: async () => l }, shopify: { orderShows: (_s, id) => api.orderShows(id), showStatus: (_s, id, c) => api.showStatus(id, c) } }, SHOP, l.orderId)),
@@ -144,7 +150,7 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
   it('sends at most 25 a request, and a newer value for an order while it waits replaces the older', async () => {
     const gids = Array.from({ length: 30 }, (_, i) => orderGid(10 + i));
     for (const gid of gids) seed(gid, 'vip');
-    const batches = new StatusMetafieldBatches({ windowMs: 50, roomyShare: Infinity });
+    const batches = new StatusMetafieldBatches({ windowMs: 1_000, roomyShare: Infinity });
     const api = apiWith(batches);
     const older = batches.write(api, gids[29]!, { status: 'print-ready' });
     const newer = batches.write(api, gids[29]!, { status: 'shipped' });
@@ -168,6 +174,9 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
     await batches.write(api, second, { status: 'shipped' });
     expect(writes().filter((r) => r.operation === 'mutation metafieldsSet')).toHaveLength(2);
     expect(statusOf(second)).toEqual([{ status: 'shipped' }]);
+    // A sync's tags and metafield then go in its one request, as without batches.
+    await api.showStatus(second, { addTags: [TAGS.shipped], removeTags: [], status: { status: 'shipped', at: 'now' } });
+    expect(writes().at(-1)!.operation).toBe('mutation tagsAdd,metafieldsSet');
   });
 
   it('refuses only the order Shopify refuses: the others are written', async () => {
@@ -175,7 +184,7 @@ describe('StatusMetafieldBatches: the status metafields of several orders in one
     seed(kept, 'vip');
     seed(other, 'vip');
     const gone = orderGid(52);
-    const batches = new StatusMetafieldBatches({ windowMs: 20, roomyShare: Infinity });
+    const batches = new StatusMetafieldBatches({ windowMs: 500, roomyShare: Infinity });
     const api = apiWith(batches);
     const results = await Promise.allSettled([batches.write(api, kept, { status: 'shipped' }), batches.write(api, gone, { status: 'shipped' }), batches.write(api, other, { status: 'error' })]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

@@ -53,16 +53,17 @@ export async function orderShows(api: AdminRequests, orderGid: string): Promise<
 /**
  * Tags added and removed and the status metafield written in one request: Shopify runs the mutations of a document
  * one after the other and charges each (10 points), so only the ones `change` needs are sent. Idempotent: tags are a
- * set and the metafield an upsert. With `batches` (issue 27) the metafield goes instead with the status metafields of
- * the shop's other orders written meanwhile, one `metafieldsSet` of up to 25 for 10 points, and the tags in their own
- * request; both are written when this resolves.
+ * set and the metafield an upsert. With `batches` (issue 27), while the shop's bucket is short of full, the metafield
+ * goes instead with the status metafields of the shop's other orders written meanwhile, one `metafieldsSet` of up to
+ * 25 for 10 points, and the tags in their own request; both are written when this resolves.
  *
  * Never `orderUpdate` for the tags: its `tags` replaces the order's whole list, so a tag a merchant adds between the
  * read the list came from and the write would be lost, and Shopify offers nothing to make that write conditional
  * (docs/pipeline.md, *What Shopify shows*).
  */
 export async function showStatus(api: AdminRequests, orderGid: string, change: StatusChange, batches?: StatusMetafieldBatches): Promise<void> {
-  if (batches && change.status !== undefined) {
+  // While the bucket is (nearly) full nothing is gained by waiting: the tags and the metafield go as one request.
+  if (batches && change.status !== undefined && batches.worthWaiting(api)) {
     const { status, ...tags } = change;
     await Promise.all([showStatus(api, orderGid, tags), batches.write(api, orderGid, status)]);
     return;
@@ -165,10 +166,10 @@ interface MetafieldBatch {
 /**
  * The `$app:print_status` metafields of a shop's orders, written together (issue 27): `metafieldsSet` takes up to 25
  * metafields of any owners and costs one mutation's 10 points however many it sets, where each order's own write cost
- * 10. While the shop's bucket is short (under half full, as the pacer estimates it), a write waits at most
- * `windowMs` for others of the same shop (or until 25 are waiting), then all go as one request, a background call for
- * the pacer like the rest of the status; while the bucket has room, points are not what limits the shop and a write
- * goes at once (with any that were waiting). One instance per process, shared by the shops' Admin API clients as the
+ * 10. While the shop's bucket is under `roomyShare` (90 %) of its maximum, as the pacer estimates it, a write waits at
+ * most `windowMs` for others of the same shop (or until 25 are waiting), then all go as one request, a background call
+ * for the pacer like the rest of the status: every point saved is one more for the next burst. While the bucket is
+ * (nearly) full its refill would be lost anyway, and a write goes at once (with any that were waiting). One instance per process, shared by the shops' Admin API clients as the
  * pacer is.
  *
  * The guarantees are the single write's: each caller's promise settles when its own value is written (or refused);
@@ -189,13 +190,18 @@ export class StatusMetafieldBatches {
       /** How long the first write of a batch waits for others. */
       windowMs?: number;
       max?: number;
-      /** A batch goes at once while the shop's bucket holds at least this share of its maximum (points are not short). */
+      /** A batch goes at once while the shop's bucket holds at least this share of its maximum (its refill is lost). */
       roomyShare?: number;
     } = {},
   ) {
     this.windowMs = options.windowMs ?? 1_000;
     this.max = Math.min(options.max ?? METAFIELDS_SET_MAX, METAFIELDS_SET_MAX);
     this.roomyShare = options.roomyShare ?? 0.9;
+  }
+
+  /** Whether a write for this shop would wait for others now: its bucket is short of full. */
+  worthWaiting(api: AdminRequests): boolean {
+    return (api.bucketShare() ?? 1) < this.roomyShare;
   }
 
   /** Resolves when `value` is the order's `$app:print_status` in Shopify (or a newer value given meanwhile is). */
@@ -217,7 +223,7 @@ export class StatusMetafieldBatches {
         batch.entries.set(orderGid, { orderGid, value: json, waiters: [{ resolve, reject }] });
       }
       // Waiting only saves points, so it is only worth it while the shop is short of them.
-      if (batch.entries.size >= this.max || (api.bucketShare() ?? 1) >= this.roomyShare) {
+      if (batch.entries.size >= this.max || !this.worthWaiting(api)) {
         clearTimeout(batch.timer);
         void this.flush(batch);
       }
