@@ -169,13 +169,14 @@ interface MetafieldBatch {
  * 10. While the shop's bucket is under `roomyShare` (90 %) of its maximum, as the pacer estimates it, a write waits at
  * most `windowMs` for others of the same shop (or until 25 are waiting), then all go as one request, a background call
  * for the pacer like the rest of the status: every point saved is one more for the next burst. While the bucket is
- * (nearly) full its refill would be lost anyway, and a write goes at once (with any that were waiting). One instance per process, shared by the shops' Admin API clients as the
- * pacer is.
+ * (nearly) full its refill would be lost anyway, and a write goes at once (with any that were waiting). One instance
+ * per process, shared by the shops' Admin API clients as the pacer is.
  *
  * The guarantees are the single write's: each caller's promise settles when its own value is written (or refused);
  * the metafield is in the app's own namespace, which only the app writes, and an upsert, so writing it beside other
- * orders' changes nothing of what it means; a newer value for the same order while it waits replaces the older one in
- * the batch (both callers learn it was written: the sync re-reads the link after writing and converges on the newest).
+ * orders' changes nothing of what it means. A later write for the same order while one waits replaces it in the batch
+ * and both callers learn it was written, as if the later write had landed last: each sync re-reads the link after
+ * writing, so the one that wrote an older link finds the link moved and writes again (syncOrderToShopify).
  * `metafieldsSet` is all or nothing, so when Shopify refuses some entries (an order deleted meanwhile), those callers
  * get the error and the others are sent again without them.
  */
