@@ -13,7 +13,11 @@
  * Shopify's bucket instead, so the figure is what a shop on that plan gets after a burst; the baselines are left out
  * then, since they would only measure the same budget again.
  *
- *   npm run bench:postbacks [-- --orders 300 --concurrency 16 --bucket unlimited|standard|plus --timeout-seconds 300]
+ * `--status-write order-update` (issue 27) writes the order's status with one `orderUpdate` replacing its tag list
+ * instead of the app's `tagsAdd`/`tagsRemove`/`metafieldsSet`: measured, not kept (a merchant's tag added meanwhile
+ * would be lost; docs/pipeline.md).
+ *
+ *   npm run bench:postbacks [-- --orders 300 --concurrency 16 --bucket unlimited|standard|plus --timeout-seconds 300 --status-write app|order-update --metafield-window-ms 1000]
  */
 import { parseArgs } from 'node:util';
 import { planFulfillment } from '../src/shopify/fulfillment-plan.js';
@@ -33,6 +37,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     bucket: { type: 'string', default: 'unlimited' },
     'timeout-seconds': { type: 'string' },
+    // Issue 27: `order-update` writes the status with one orderUpdate replacing the tag list (measured, not kept).
+    'status-write': { type: 'string', default: 'app' },
+    // How long an order's status metafield waits for other orders' to share one metafieldsSet (the app's default).
+    'metafield-window-ms': { type: 'string' },
   },
 });
 const ORDERS = Number(values.orders);
@@ -40,6 +48,9 @@ const CONCURRENCY = Number(values.concurrency);
 if (!Object.hasOwn(BUCKETS, values.bucket)) throw new Error(`--bucket must be one of ${Object.keys(BUCKETS).join(', ')}`);
 const BUCKET_NAME = values.bucket as BucketName;
 const BUCKET = BUCKETS[BUCKET_NAME];
+const STATUS_WRITES = ['app', 'order-update'] as const;
+if (!(STATUS_WRITES as readonly string[]).includes(values['status-write'])) throw new Error(`--status-write must be one of ${STATUS_WRITES.join(', ')}`);
+const STATUS_WRITE = values['status-write'] as (typeof STATUS_WRITES)[number];
 const BUDGET_BOUND = BUCKET_NAME !== 'unlimited';
 // A budget-bound run of the old 850-point read takes about half an hour for 100 orders.
 const TIMEOUT_MS = Number(values['timeout-seconds'] ?? (BUDGET_BOUND ? 3_600 : 300)) * 1000;
@@ -56,7 +67,9 @@ async function pool<T>(items: T[], width: number, run: (item: T) => Promise<unkn
 async function main(): Promise<void> {
   const { redis, prefix, database, cleanup } = testBackends('bench-postbacks');
   // Every call of the run stays in the stand-in's log: the points per shipment are summed from it.
-  const h = await startPostbackHarness({ redis, prefix, database, concurrency: CONCURRENCY, bucket: BUCKET, requestLogSize: ORDERS * 2 * 8 + 1_000 });
+  const h = await startPostbackHarness({ redis, prefix, database, concurrency: CONCURRENCY, bucket: BUCKET, requestLogSize: ORDERS * 2 * 8 + 1_000, statusWrite: STATUS_WRITE,
+    statusMetafieldWindowMs: values['metafield-window-ms'] !== undefined ? Number(values['metafield-window-ms']) : undefined,
+  });
   try {
     // --- print-bridge: receipt → fulfillment
     const orders: TestOrder[] = [];
@@ -102,6 +115,8 @@ async function main(): Promise<void> {
       postbacks: total,
       concurrency: CONCURRENCY,
       bucket: { name: BUCKET_NAME, ...BUCKET },
+      statusWrite: STATUS_WRITE,
+      ...(values['metafield-window-ms'] !== undefined ? { metafieldWindowMs: Number(values['metafield-window-ms']) } : {}),
       accepted,
       failedJobs: failed,
       receiptRatePerSec: rate(total, postedAt),

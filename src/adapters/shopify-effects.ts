@@ -2,7 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
-import { JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer } from '../shopify/admin-api.js';
+import { JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
 import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
@@ -10,10 +10,15 @@ import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js
 /** Stores whose Admin API client this process keeps ready (a Map in insertion order: the oldest is dropped first). */
 const TRANSPORTS_KEPT = 1_000;
 
-/** Builds a store's Admin API client from its offline session; one pacer for the process sees each store's budget whole. */
+/**
+ * Builds a store's Admin API client from its offline session; one pacer for the process sees each store's budget whole,
+ * and one set of status-metafield batches gathers each store's status writes.
+ */
 export class ShopifyAdminClients {
   private readonly pacer: ShopifyPacer;
   private readonly transports = new Map<string, AdminGraphqlTransport>();
+  /** The status metafields of each store's orders written together, up to 25 a request (issue 27). */
+  private readonly statusMetafields = new StatusMetafieldBatches();
 
   constructor(
     private readonly shopify: Shopify,
@@ -85,6 +90,7 @@ export class ShopifyAdminClients {
     const metrics = this.metrics;
     return new ShopifyAdminApi(transport, {
       pacer: this.pacer,
+      statusMetafields: this.statusMetafields,
       onCall: metrics ? ({ operation, outcome }) => metrics.shopifyCalls.inc({ operation, outcome }) : undefined,
     });
   }

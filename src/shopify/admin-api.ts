@@ -34,7 +34,7 @@ export * from './admin/errors.js';
 export { ShopifyPacer, JOB_INLINE_WAIT_MS, type PacingOptions, type PacingWait, type CostReport, type ReportCost } from './admin/pacing.js';
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
-export { STATUS_METAFIELD } from './admin/order-status.js';
+export { STATUS_METAFIELD, StatusMetafieldBatches } from './admin/order-status.js';
 export type { ShopifyAdminApiOptions } from './admin/request.js';
 export type { RecentOrder } from './admin/order-reads.js';
 
@@ -70,7 +70,7 @@ export class ShopifyAdminApi extends AdminRequests {
 
   /** Tags added and removed and the status metafield written in one request, only what `change` needs. */
   showStatus(orderGid: string, change: StatusChange): Promise<void> {
-    return showStatus(this, orderGid, change);
+    return showStatus(this, orderGid, change, this.statusMetafields);
   }
 
   /** Adds `text` as a line of the order's note unless the note has that line already. */

@@ -18,10 +18,11 @@ import { createQueues, enqueuePrintEvent, type Queues } from '../../src/queue/qu
 import { QueueScheduler } from '../../src/queue/scheduler.js';
 import { startPrintEventWorker, startStatusSyncWorker, type Workers } from '../../src/queue/workers.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
-import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, type PacingWait } from '../../src/shopify/admin-api.js';
+import { createShopifyApiTransport, JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches, type PacingWait } from '../../src/shopify/admin-api.js';
 import { adminApiFulfillmentPort } from '../../src/adapters/fulfillment-port.js';
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
+import { statusByOrderUpdate } from './status-by-order-update.js';
 
 /**
  * Postbacks end to end without the app's runtime: the emulator with the documented triggers posts to the postback
@@ -64,6 +65,13 @@ export interface HarnessOptions {
   settlingDelayMs?: number;
   /** Calls the stand-in's log keeps (its default 1,000); a benchmark counting every call's cost needs them all. */
   requestLogSize?: number;
+  /**
+   * How the status is written: the app's (`tagsAdd`, `tagsRemove`, and the metafield in a shared `metafieldsSet`; the default), or one
+   * `orderUpdate` replacing the tag list (issue 27: measured, not kept; test/helpers/status-by-order-update.ts).
+   */
+  statusWrite?: 'app' | 'order-update';
+  /** How long a status metafield waits for others to share its request (StatusMetafieldBatches' default). */
+  statusMetafieldWindowMs?: number;
 }
 
 export interface TestOrder {
@@ -107,7 +115,9 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   // As the app's (shopify-effects.ts): a long wait for the bucket is spent outside the worker slot.
   const pacer = new ShopifyPacer({ unavailableBaseDelayMs: 10, maxInlineWaitMs: JOB_INLINE_WAIT_MS, onWait: (w) => waits.push(w) });
   const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: ACCESS_TOKEN });
-  const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer });
+  // As the app's (ShopifyAdminClients): the status metafields written together, unless the orderUpdate variant is measured.
+  const statusMetafields = options.statusWrite === 'order-update' ? undefined : new StatusMetafieldBatches({ windowMs: options.statusMetafieldWindowMs });
+  const api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer, statusMetafields });
 
   const store = new PostgresOrderStore({ database: options.database, redis: options.redis, prefix: options.prefix });
   const queues = createQueues(options.redis, options.prefix);
@@ -130,7 +140,8 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   await new Promise((resolve) => server.once('listening', resolve));
   const postbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/postbacks/${POSTBACK_TOKENS[1]}`;
 
-  const fulfillment = adminApiFulfillmentPort(() => api);
+  const appPort = adminApiFulfillmentPort(() => api);
+  const fulfillment = options.statusWrite === 'order-update' ? statusByOrderUpdate(appPort, () => api) : appPort;
   // As the app's workers: the status an event leaves is shown in Shopify by a sync job a moment later.
   const later = options.syncDelayMs !== 'inline';
   const scheduler = new QueueScheduler(queues, { syncDelayMs: typeof options.syncDelayMs === 'number' ? options.syncDelayMs : undefined, settlingDelayMs: options.settlingDelayMs });

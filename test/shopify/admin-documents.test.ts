@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer } from '../../src/shopify/admin-api.js';
+import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
 import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/dev/admin-stand-in/admin-schema.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
@@ -27,6 +27,7 @@ const OPERATIONS = [
   'orderInShop',
   'orderShows',
   'showStatus',
+  'showStatusMetafields',
   'appendOrderNote (read)',
   'appendOrderNote (write)',
   'checkAccess',
@@ -73,10 +74,12 @@ function orderBody(lines: number, gid = ORDER_GID) {
 
 let standIn: AdminStandIn;
 let api: ShopifyAdminApi;
+let shopify: ReturnType<typeof shopifyApi>;
+let session: Session;
 beforeAll(async () => {
   standIn = await startAdminStandIn({ accessTokens: { [SHOP]: TOKEN } });
-  const shopify = shopifyApi({ apiKey: 'k', apiSecretKey: 's', hostName: 'print-bridge.test', apiVersion: ApiVersion.January26, isEmbeddedApp: false, logger: { level: LogSeverity.Error } });
-  const session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: TOKEN });
+  shopify = shopifyApi({ apiKey: 'k', apiSecretKey: 's', hostName: 'print-bridge.test', apiVersion: ApiVersion.January26, isEmbeddedApp: false, logger: { level: LogSeverity.Error } });
+  session = new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'test', isOnline: false, accessToken: TOKEN });
   api = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), { pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }) });
 });
 afterAll(() => standIn?.close());
@@ -108,6 +111,12 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     await run('updateFulfillmentTracking', () => api.updateFulfillmentTracking(fulfillmentId, { company: 'UPS', number: '1Z9', url: 'https://ups.example/1Z9' }, false));
     await run('orderShows', () => api.orderShows(ORDER_GID));
     await run('showStatus', () => api.showStatus(ORDER_GID, { addTags: ['print-bridge:submitted'], removeTags: ['print-bridge:error'], status: { status: 'submitted', at: '2026-11-20T10:00:00Z' } }));
+    // The process's status-metafield batches (issue 27): the metafield of the status in one metafieldsSet of several orders.
+    const batched = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
+      pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
+      statusMetafields: new StatusMetafieldBatches({ windowMs: 1, roomyShare: Infinity }),
+    });
+    await run('showStatusMetafields', () => batched.showStatus(ORDER_GID, { addTags: [], removeTags: [], status: { status: 'shipped', at: '2026-11-20T11:00:00Z' } }));
     await run('appendOrderNote (read)', () => api.appendOrderNote(ORDER_GID, 'print-bridge: a line'), 2);
     sent.push('appendOrderNote (write)');
     await run('getOrderAsWebhookBody', () => api.getOrderAsWebhookBody(LARGE_GID), 2);
@@ -173,6 +182,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeRejectCancellationRequest",
         "PrintBridgeRejectFulfillmentRequest",
         "PrintBridgeShowStatus",
+        "PrintBridgeShowStatusMetafields",
         "orderAsWebhookBody",
         "orderLineItemsPage",
       ]

@@ -29,6 +29,25 @@ const METAFIELD_TYPES = new Set([
 
 export function setMetafields(records: RecordLookup, shop: string, inputs: MetafieldInput[]): Result<MetafieldRecord[]> {
   if (inputs.length > 25) return fail(['metafields'], 'Exceeded the maximum of 25 metafields per request.', 'LESS_THAN_OR_EQUAL_TO');
+  const checked = checkMetafields(records, shop, inputs);
+  if (!checked.ok) return checked;
+  return { ok: true, value: saveMetafields(records, checked.value, inputs) };
+}
+
+/**
+ * The metafields of `orderUpdate`'s `OrderInput.metafields` ("new metafields to add to the existing metafields"): the
+ * same upsert as `metafieldsSet` on the order being updated, by namespace and key, leaving its other metafields alone.
+ * Checked before anything of the update is written, so a refused metafield leaves the order as it was.
+ */
+export function checkOrderMetafields(records: RecordLookup, shop: string, order: OrderRecord, inputs: Omit<MetafieldInput, 'ownerId'>[]): Result<() => MetafieldRecord[]> {
+  const owned = inputs.map((input) => ({ ...input, ownerId: order.id }));
+  const checked = checkMetafields(records, shop, owned);
+  if (!checked.ok) return checked;
+  return { ok: true, value: () => saveMetafields(records, checked.value, owned) };
+}
+
+/** Shopify's checks of each input (owner, namespace, key, type, value); the owners of the inputs when all pass. */
+function checkMetafields(records: RecordLookup, shop: string, inputs: MetafieldInput[]): Result<OrderRecord[]> {
   const errors: UserError[] = [];
   const owners: OrderRecord[] = [];
   inputs.forEach((input, index) => {
@@ -69,8 +88,12 @@ export function setMetafields(records: RecordLookup, shop: string, inputs: Metaf
     if (problem) errors.push({ field: field('value'), message: problem, code: 'INVALID_VALUE', elementIndex: index });
   });
   if (errors.length > 0) return { ok: false, userErrors: errors };
+  return { ok: true, value: owners };
+}
+
+function saveMetafields(records: RecordLookup, owners: OrderRecord[], inputs: MetafieldInput[]): MetafieldRecord[] {
   const at = records.now();
-  const saved = inputs.map((input, index) => {
+  return inputs.map((input, index) => {
     const order = owners[index]!;
     const namespace = resolveAppNamespace(input.namespace!);
     const existing = order.metafields.find((m) => m.namespace === namespace && m.key === input.key);
@@ -96,7 +119,6 @@ export function setMetafields(records: RecordLookup, shop: string, inputs: Metaf
     order.updatedAt = at;
     return created;
   });
-  return { ok: true, value: saved };
 }
 
 function metafieldValueProblem(type: string, value: string): string | undefined {

@@ -1,4 +1,5 @@
-import { fail, type OrderRecord, type RecordLookup, type Result } from './records.js';
+import { checkOrderMetafields } from './metafields.js';
+import { fail, type MetafieldInput, type OrderRecord, type RecordLookup, type Result } from './records.js';
 
 /** What the app or a merchant changes on an order itself: its tags, note and email, and cancelling it. */
 
@@ -25,14 +26,42 @@ export function removeTags(records: RecordLookup, shop: string, id: string, tags
   return { ok: true, value: order };
 }
 
-export function updateOrder(records: RecordLookup, shop: string, input: { id: string; note?: string | null; tags?: string[] | null; email?: string | null }): Result<OrderRecord> {
+/** The part of Shopify's `OrderInput` the stand-in answers. */
+export interface OrderUpdateInput {
+  id: string;
+  note?: string | null;
+  tags?: string[] | null;
+  email?: string | null;
+  metafields?: Omit<MetafieldInput, 'ownerId'>[] | null;
+}
+
+/**
+ * `orderUpdate` as Shopify does it: `tags` is "a new list of tags for the order" and overwrites the existing tags
+ * (a tag not in the list is gone, whoever added it); `metafields` are added to the existing metafields (an upsert by
+ * namespace and key, the others kept); all or nothing.
+ */
+export function updateOrder(records: RecordLookup, shop: string, input: OrderUpdateInput): Result<OrderRecord> {
   const order = records.findOrder(shop, input.id);
   if (!order) return fail(['id'], 'Order does not exist');
+  const metafields = input.metafields ? checkOrderMetafields(records, shop, order, input.metafields) : undefined;
+  if (metafields && !metafields.ok) return metafields;
   if (input.note !== undefined) order.note = input.note;
-  if (input.tags !== undefined && input.tags !== null) order.tags = [...new Set(splitTags(input.tags))];
+  if (input.tags !== undefined && input.tags !== null) order.tags = dedupeTags(splitTags(input.tags));
   if (input.email !== undefined) order.email = input.email;
+  metafields?.value();
   order.updatedAt = records.now();
   return { ok: true, value: order };
+}
+
+/** Shopify keeps one of tags that differ only in case (the first). */
+function dedupeTags(tags: string[]): string[] {
+  const seen = new Set<string>();
+  return tags.filter((t) => {
+    const key = t.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export function cancelOrder(records: RecordLookup, shop: string, id: string): Result<OrderRecord> {

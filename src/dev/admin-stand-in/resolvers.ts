@@ -15,6 +15,7 @@ import type {
 import type { StandInStore } from './store.js';
 import { displayFulfillmentStatus } from './fulfillments.js';
 import { resolveAppNamespace } from './metafields.js';
+import type { OrderUpdateInput } from './order-edits.js';
 import { displayReason } from './holds.js';
 import { assignedLocationView } from './service-views.js';
 
@@ -366,6 +367,6 @@ export const rootValue = {
     payload('node', ctx.store.removeTags(ctx.shop, args.id, args.tags), orderView),
   metafieldsSet: (args: { metafields: MetafieldInput[] }, ctx: ResolverContext) =>
     payload('metafields', ctx.store.setMetafields(ctx.shop, args.metafields), (list) => list.map(metafieldView)),
-  orderUpdate: (args: { input: { id: string; note?: string | null; tags?: string[] | null; email?: string | null } }, ctx: ResolverContext) =>
+  orderUpdate: (args: { input: OrderUpdateInput }, ctx: ResolverContext) =>
     payload('order', ctx.store.updateOrder(ctx.shop, args.input), orderView),
 };

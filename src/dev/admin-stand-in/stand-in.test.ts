@@ -263,6 +263,46 @@ describe('Admin GraphQL', () => {
     expect(standIn.getOrder(SHOP, ORDER)!.metafields).toEqual([]);
   });
 
+  describe('orderUpdate (issue 27): tags replaced, metafields upserted, 10 points', () => {
+    const UPDATE = `mutation($input: OrderInput!) { orderUpdate(input: $input) {
+      order { id tags metafield(namespace: "$app", key: "print_status") { value } } userErrors { field message } } }`;
+    const statusOf = (order: { metafields: { namespace: string; key: string; value: string }[] }) =>
+      order.metafields.filter((m) => m.key === 'print_status').map((m) => m.value);
+
+    it('replaces the whole tag list: a tag left out is gone, whoever added it', async () => {
+      standIn.seedOrder(SHOP, body({ tags: 'vip, print-bridge:submitted' }));
+      // A merchant adds a tag after the app read ["vip", "print-bridge:submitted"]: the app's list does not have it.
+      await gql(`mutation($id: ID!) { tagsAdd(id: $id, tags: ["gift-wrap"]) { userErrors { message } } }`, { id: ORDER });
+      const answer = await gql(UPDATE, { input: { id: ORDER, tags: ['vip', 'print-bridge:submitted', 'print-bridge:shipped'] } });
+      expect(answer.json.data.orderUpdate.userErrors).toEqual([]);
+      expect(standIn.getOrder(SHOP, ORDER)!.tags).toEqual(['vip', 'print-bridge:submitted', 'print-bridge:shipped']);
+      expect(answer.json.extensions.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
+    });
+
+    it('leaves the tags alone without `tags`, and upserts metafields by namespace and key, keeping the others', async () => {
+      standIn.seedOrder(SHOP, body({ tags: 'vip' }));
+      const other = { namespace: 'merchant', key: 'gift', type: 'single_line_text_field', value: 'yes' };
+      await gql(`mutation($m: [MetafieldsSetInput!]!) { metafieldsSet(metafields: $m) { userErrors { message } } }`, { m: [{ ownerId: ORDER, ...other }] });
+      const first = await gql(UPDATE, { input: { id: ORDER, metafields: [{ namespace: '$app', key: 'print_status', type: 'json', value: '{"status":"submitted"}' }] } });
+      expect(first.json.data.orderUpdate.order.metafield).toEqual({ value: '{"status":"submitted"}' });
+      const second = await gql(UPDATE, { input: { id: ORDER, tags: ['vip', 'print-bridge:shipped'], metafields: [{ namespace: '$app', key: 'print_status', type: 'json', value: '{"status":"shipped"}' }] } });
+      expect(second.json.data.orderUpdate.order).toMatchObject({ tags: ['vip', 'print-bridge:shipped'], metafield: { value: '{"status":"shipped"}' } });
+      const order = standIn.getOrder(SHOP, ORDER)!;
+      expect(statusOf(order)).toEqual(['{"status":"shipped"}']);
+      expect(order.metafields.find((m) => m.namespace === 'merchant')).toMatchObject({ value: 'yes' });
+      expect(order.metafields).toHaveLength(2);
+      // Tags and metafields in one mutation: one mutation's 10 points.
+      expect(second.json.extensions.cost).toMatchObject({ requestedQueryCost: 10, actualQueryCost: 10 });
+    });
+
+    it('writes nothing when a metafield is refused', async () => {
+      standIn.seedOrder(SHOP, body({ tags: 'vip' }));
+      const answer = await gql(UPDATE, { input: { id: ORDER, tags: ['other'], metafields: [{ namespace: '$app', key: 'print_status', type: 'json', value: '{not json' }] } });
+      expect(answer.json.data.orderUpdate.userErrors).toEqual([{ field: ['metafields', '0', 'value'], message: 'Value must be valid JSON.' }]);
+      expect(standIn.getOrder(SHOP, ORDER)).toMatchObject({ tags: ['vip'], metafields: [] });
+    });
+  });
+
   it('filters and sorts orders by created_at and updated_at', async () => {
     standIn.seedOrder(SHOP, body({ admin_graphql_api_id: 'gid://shopify/Order/3', created_at: '2026-11-03T00:00:00Z' }));
     standIn.seedOrder(SHOP, body({ admin_graphql_api_id: 'gid://shopify/Order/1', created_at: '2026-11-01T00:00:00Z' }));

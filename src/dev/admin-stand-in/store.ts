@@ -128,7 +128,7 @@ export class StandInStore implements RecordLookup {
     return metafields.setMetafields(this, shop, inputs);
   }
 
-  updateOrder(shop: string, input: { id: string; note?: string | null; tags?: string[] | null; email?: string | null }): Result<OrderRecord> {
+  updateOrder(shop: string, input: orderEdits.OrderUpdateInput): Result<OrderRecord> {
     return orderEdits.updateOrder(this, shop, input);
   }
 

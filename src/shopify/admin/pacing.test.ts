@@ -113,6 +113,17 @@ describe('ShopifyPacer', () => {
     expect(waits).toEqual([]);
   });
 
+  it("estimates the share of the bucket the shop holds, refilling since the last answer (issue 27's batches read it)", () => {
+    const { pacer, advance } = fakePacer();
+    expect(pacer.availableShare(SHOP)).toBeUndefined();
+    pacer.observe(SHOP, 'showStatus', { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: status(500) });
+    expect(pacer.availableShare(SHOP)).toBe(0.25);
+    advance(10_000);
+    expect(pacer.availableShare(SHOP)).toBe(0.75);
+    advance(60_000);
+    expect(pacer.availableShare(SHOP)).toBe(1);
+  });
+
   it('waits before a call until the bucket, refilling since the last answer, holds its expected cost', async () => {
     const { pacer, waits, advance } = fakePacer();
     pacer.observe(SHOP, 'getOrderForFulfillment', { requestedQueryCost: 300, actualQueryCost: 300, throttleStatus: status(0) });

@@ -152,6 +152,14 @@ export class ShopifyPacer {
     return this.refilled(state) - state.reservations.reduce((sum, r) => sum + r.cost, 0);
   }
 
+  /** The share of its bucket (0 to 1) the shop is estimated to hold for a new call now; undefined before the first answer. */
+  availableShare(shop: string): number | undefined {
+    const available = this.estimatedAvailable(shop);
+    const maximum = this.shops.get(shop)?.status?.maximumAvailable;
+    if (available === undefined || !maximum) return undefined;
+    return Math.max(0, available) / maximum;
+  }
+
   expectedCost(operation: string): number {
     return this.expectedCosts.get(operation) ?? this.options.defaultExpectedCost;
   }

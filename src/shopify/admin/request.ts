@@ -9,6 +9,7 @@ import {
 } from './errors.js';
 import { ShopifyPacer, type CostReport } from './pacing.js';
 import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
+import type { StatusMetafieldBatches } from './order-status.js';
 
 /**
  * One shop's Admin GraphQL requests, as every operation family sends them (fulfillments.ts, order-status.ts,
@@ -51,11 +52,16 @@ const graphqlErrorSchema = z.object({
  * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
  * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
  */
-const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus']);
+const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus', 'showStatusMetafields']);
 
 export interface ShopifyAdminApiOptions {
   /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
   pacer?: ShopifyPacer;
+  /**
+   * Shared by every ShopifyAdminApi of the process, as the pacer: the orders' status metafields written together, up
+   * to 25 in one `metafieldsSet` (issue 27). Without it each order's status is written on its own.
+   */
+  statusMetafields?: StatusMetafieldBatches;
   /** Called once per operation with how it ended (after the pacer's own retries); for metrics. */
   onCall?: (info: { operation: string; outcome: 'ok' | 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' }) => void;
 }
@@ -68,6 +74,16 @@ export class AdminRequests {
     private readonly options: ShopifyAdminApiOptions = {},
   ) {
     this.pacer = options.pacer ?? new ShopifyPacer();
+  }
+
+  /** The process's batches of status metafields, when it has them (ShopifyAdminApiOptions.statusMetafields). */
+  get statusMetafields(): StatusMetafieldBatches | undefined {
+    return this.options.statusMetafields;
+  }
+
+  /** The share of the shop's bucket the pacer estimates it holds now (0 to 1); undefined before the first answer. */
+  bucketShare(): number | undefined {
+    return this.pacer.availableShare(this.shop);
   }
 
   get shop(): string {
