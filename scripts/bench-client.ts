@@ -12,7 +12,8 @@
  * document (7–23 KB) and is answered with such a record. Each caller walks through the orders. Rounds alternate the
  * three contenders, each starting in turn; the median of the rounds is reported, per operation and concurrency.
  *
- *   npm run bench:client [-- --seconds 12 --rounds 4 --concurrency 16,32 --ops get,create --orders 64]
+ *   npm run bench:client [-- --seconds 24 --rounds 4 --concurrency 16,32 --ops get,create --orders 64 --answers real|tiny
+ *                        --answer-file ../shared/fixtures/print-service/03-hpinc-submit-order-response.json]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -26,13 +27,15 @@ import { computeSignature, formatServiceDate } from '../src/print-service/signin
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '12' },
+    seconds: { type: 'string', default: '24' },
     rounds: { type: 'string', default: '4' },
     concurrency: { type: 'string', default: '16,32' },
     ops: { type: 'string', default: 'get,create' },
     orders: { type: 'string', default: '64' },
     // `tiny`: the one-item record of issue 17's bench (and a bare acknowledgement), to compare with what it measured.
     answers: { type: 'string', default: 'real' },
+    // A file whose JSON answers every read (e.g. a real answer from ../shared/fixtures), instead of the generated records.
+    'answer-file': { type: 'string' },
     server: { type: 'boolean', default: false },
   },
 });
@@ -64,6 +67,11 @@ if (values.server) {
     records.push(Buffer.from(values.answers === 'tiny' ? tinyRecord(i) : printOrderRecord(doc, i)));
     acknowledgements.push(Buffer.from(values.answers === 'tiny' ? tinyAcknowledgement() : printOrderRecord(doc, i, { acknowledgement: true })));
   }
+  const answerFile = values['answer-file'];
+  if (answerFile) {
+    const { readFileSync } = await import('node:fs');
+    records.fill(Buffer.from(JSON.stringify(JSON.parse(readFileSync(answerFile, 'utf8')))));
+  }
   let created = 0;
   const server = createServer((req, res) => {
     req.resume();
@@ -90,7 +98,9 @@ if (values.server) {
 }
 
 async function main(): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), ['--server', '--orders', String(ORDERS), '--answers', String(values.answers)], {
+  const serverArgs = ['--server', '--orders', String(ORDERS), '--answers', String(values.answers)];
+  if (values['answer-file']) serverArgs.push('--answer-file', values['answer-file']);
+  const child = fork(fileURLToPath(import.meta.url), serverArgs, {
     execArgv: ['--import', 'tsx'],
   });
   try {
@@ -118,7 +128,7 @@ async function compare(child: ChildProcess): Promise<void> {
   const docBytes = docs.map((d) => Buffer.byteLength(JSON.stringify(d))).sort((a, b) => a - b);
 
   console.log(`bench:client  against a local server; ${rounds} rounds of ${(seconds / rounds / 3).toFixed(1)} s per contender, median`);
-  const answers = values.answers === 'tiny' ? "issue 17's one-item record (about 450 bytes)" : 'real-shaped order records (bench/print-service-shape.ts)';
+  const answers = values['answer-file'] ?? (values.answers === 'tiny' ? "issue 17's one-item record (about 450 bytes)" : 'real-shaped order records (bench/print-service-shape.ts)');
   console.log(`  get:    GET /api/order/bysourceid/<id>, answers: ${answers}`);
   console.log(`  create: POST /api/order, ${ORDERS} create documents (median ${(median(docBytes) / 1024).toFixed(1)} KB), answered with the stored record`);
   console.log(`  machine: ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, node ${process.version}`);
