@@ -10,9 +10,11 @@
  * Real-shaped data (issue 27, bench/print-service-shape.ts): `--orders` distinct orders of 3–10 items; a read answers
  * the order record the service keeps for one (18–65 KB, wrapped as `{order, success}`), a create sends the create
  * document (7–23 KB) and is answered with such a record. Each caller walks through the orders. Rounds alternate the
- * three contenders, each starting in turn; the median of the rounds is reported, per operation and concurrency.
+ * three contenders, each starting in turn; per operation and concurrency, the median of the rounds is reported for
+ * each, and a ratio is the median of the rounds' ratios. The CPU time per request of this process (the callers' side;
+ * the server is a child process) is printed beside: on a shared machine it is the steadier figure.
  *
- *   npm run bench:client [-- --seconds 24 --rounds 4 --concurrency 16,32 --ops get,create --orders 64 --answers real|tiny
+ *   npm run bench:client [-- --seconds 30 --rounds 6 --concurrency 16,32 --ops get,create --orders 64 --answers real|tiny
  *                        --answer-file ../shared/fixtures/print-service/03-hpinc-submit-order-response.json]
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -27,8 +29,8 @@ import { computeSignature, formatServiceDate } from '../src/print-service/signin
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '24' },
-    rounds: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '30' },
+    rounds: { type: 'string', default: '6' },
     concurrency: { type: 'string', default: '16,32' },
     ops: { type: 'string', default: 'get,create' },
     orders: { type: 'string', default: '64' },
@@ -189,16 +191,21 @@ async function compare(child: ChildProcess): Promise<void> {
       const undici = med(UNDICI);
       const ours = med(OURS);
       const hp = med(SDK);
+      // Ratios of the same round (run side by side in time), then their median: slow changes of the machine's load
+      // cancel out, where a ratio of two medians taken from different rounds keeps them.
+      const paired = (name: string) => median(rates.get(OURS)!.map((v, r) => v / rates.get(name)![r]!));
+      const vsUndici = paired(UNDICI);
+      const vsSdk = paired(SDK);
       console.log(`\n  ${op}, concurrency ${concurrency}  (load ${loadavg()[0]!.toFixed(2)})`);
       for (const c of contenders) {
         const perRound = rates.get(c.name)!.map((v) => v.toFixed(0)).join(', ');
         console.log(`    ${c.name.padEnd(22)} ${med(c.name).toFixed(0).padStart(7)} req/s  ${cpuOf(c.name).toFixed(0).padStart(5)} µs CPU/req   (rounds: ${perRound})`);
       }
-      console.log(`    print-bridge / raw undici Pool: ${(ours / undici).toFixed(2)}   (target ≥ 0.9; CPU per request ${(cpuOf(OURS) / cpuOf(UNDICI)).toFixed(2)}×)`);
-      console.log(`    print-bridge / oneflow-sdk-js:  ${(ours / hp).toFixed(2)}`);
+      console.log(`    print-bridge / raw undici Pool: ${vsUndici.toFixed(2)}   (target ≥ 0.9; CPU per request ${(cpuOf(OURS) / cpuOf(UNDICI)).toFixed(2)}×)`);
+      console.log(`    print-bridge / oneflow-sdk-js:  ${vsSdk.toFixed(2)}`);
       const us = (name: string) => cpuOf(name).toFixed(0);
       results.push(
-        `| ${op} | ${concurrency} | ${undici.toFixed(0)} (${us(UNDICI)} µs) | ${ours.toFixed(0)} (${us(OURS)} µs) | ${hp.toFixed(0)} (${us(SDK)} µs) | ${(ours / undici).toFixed(2)} | ${(ours / hp).toFixed(2)} | ${(cpuOf(OURS) / cpuOf(UNDICI)).toFixed(2)} | ${loadavg()[0]!.toFixed(2)} |`,
+        `| ${op} | ${concurrency} | ${undici.toFixed(0)} (${us(UNDICI)} µs) | ${ours.toFixed(0)} (${us(OURS)} µs) | ${hp.toFixed(0)} (${us(SDK)} µs) | ${vsUndici.toFixed(2)} | ${vsSdk.toFixed(2)} | ${(cpuOf(OURS) / cpuOf(UNDICI)).toFixed(2)} | ${loadavg()[0]!.toFixed(2)} |`,
       );
       for (const c of contenders) await c.close?.();
     }
