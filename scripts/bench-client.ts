@@ -14,7 +14,7 @@
  * each, and a ratio is the median of the rounds' ratios. The CPU time per request of this process (the callers' side;
  * the server is a child process) is printed beside: on a shared machine it is the steadier figure.
  *
- *   npm run bench:client [-- --seconds 30 --rounds 6 --concurrency 16,32 --ops get,create --orders 64 --answers real|tiny
+ *   npm run bench:client [-- --seconds 30 --rounds 30 --concurrency 16,32 --ops get,create --orders 64 --answers real|tiny
  *                        --answer-file ../shared/fixtures/print-service/03-hpinc-submit-order-response.json]
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -30,7 +30,7 @@ import { computeSignature, formatServiceDate } from '../src/print-service/signin
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '30' },
-    rounds: { type: 'string', default: '6' },
+    rounds: { type: 'string', default: '30' },
     concurrency: { type: 'string', default: '16,32' },
     ops: { type: 'string', default: 'get,create' },
     orders: { type: 'string', default: '64' },
