@@ -5,7 +5,10 @@ import {
   orderEnvelopeSchema,
   orderListSchema,
   orderRecordSchema,
+  isOrderList,
+  isOrderRecord,
   parseOrder,
+  quickCheckOf,
   shipmentResourceSchema,
   shippingUpdateSchema,
 } from './schema.js';
@@ -329,3 +332,98 @@ describe('answer schemas', () => {
     expect(orderEnvelopeSchema.safeParse([]).success).toBe(false);
   });
 });
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the edits below reach anywhere into a record of any shape */
+describe('quick check agrees with zod', () => {
+  /** A record as a real service answers it (HP's sample output's fields, several items and shipments). */
+  const record = (): Record<string, unknown> => ({
+    __v: 1,
+    _id: '57d07ba6872ba4110086ca0d',
+    status: 'dataready',
+    sourceAccountId: '57ad022fc3af860f00c7ed4e',
+    destination: { id: '57ad022fc3af860f00c7ed4e', name: 'hp.jpeng' },
+    files: [{ _id: '57d07ba6872ba4110086ca13', versions: [{ paths: { fetchUrl: 'https://x/a.pdf' } }] }],
+    logs: [{ level: 'info', message: 'Order created' }],
+    orderData: {
+      sourceOrderId: 'RO7C7T',
+      attributes: [],
+      items: [
+        { _id: 'a', sku: 'Business Cards', components: [{ code: 'Content', attributes: { cut: 'To Trim' } }] },
+        { _id: 'b', sku: 'Poster', quantity: 2, components: [] },
+      ],
+      shipments: [{ shipmentIndex: 0, status: 'shipped', trackingNumber: 'TN1', carrier: { code: 'royalmail' } }, { shipmentIndex: 1 }],
+    },
+  });
+  type Edit = [string, (r: Record<string, any>) => void];
+  const edits: Edit[] = [
+    ['as sent', () => {}],
+    ['no status', (r) => delete r.status],
+    ['no orderData lists', (r) => { delete r.orderData.items; delete r.orderData.shipments; }],
+    ['empty lists', (r) => { r.orderData.items = []; r.orderData.shipments = []; }],
+    ['upper-case id', (r) => (r._id = '57D07BA6872BA4110086CA0D')],
+    ['short id', (r) => (r._id = '57d07ba6872ba4110086ca0')],
+    ['numeric id', (r) => (r._id = 57)],
+    ['no id', (r) => delete r._id],
+    ['null status', (r) => (r.status = null)],
+    ['numeric status', (r) => (r.status = 3)],
+    ['numeric account', (r) => (r.sourceAccountId = 3)],
+    ['no destination', (r) => delete r.destination],
+    ['destination array', (r) => (r.destination = [])],
+    ['destination without name', (r) => delete r.destination.name],
+    ['destination name null', (r) => (r.destination.name = null)],
+    ['no orderData', (r) => delete r.orderData],
+    ['orderData null', (r) => (r.orderData = null)],
+    ['orderData array', (r) => (r.orderData = [])],
+    ['numeric sourceOrderId', (r) => (r.orderData.sourceOrderId = 42)],
+    ['items object', (r) => (r.orderData.items = {})],
+    ['item null', (r) => (r.orderData.items[1] = null)],
+    ['item array', (r) => (r.orderData.items[0] = [])],
+    ['item string', (r) => (r.orderData.items[0] = 'x')],
+    ['shipments string', (r) => (r.orderData.shipments = 'x')],
+    ['shipment null', (r) => (r.orderData.shipments[1] = null)],
+    ['own __proto__ key', (r) => (r.orderData.shipments[0] = JSON.parse('{"__proto__": {"x": 1}, "shipmentIndex": 0}'))],
+  ];
+
+  it.each(edits)('record, %s', (_name, edit) => {
+    const value = record();
+    edit(value);
+    const parsed = orderRecordSchema.safeParse(value);
+    const quick = isOrderRecord(value);
+    // The first five are sound records: the quick path takes them; every other edit is left to zod.
+    expect(quick).toBe(edits.findIndex(([name]) => name === _name) < 5);
+    if (quick) {
+      expect(parsed.success).toBe(true);
+      expect(value).toEqual(parsed.data);
+    }
+  });
+
+  it('takes the quick path for a real-shaped record and list, and leaves the rest to zod', () => {
+    expect(isOrderRecord(record())).toBe(true);
+    expect(isOrderRecord(JSON.parse(JSON.stringify(record())))).toBe(true);
+    expect(isOrderList({ data: [record(), record()], count: 2, page: 1, pagesize: 10 })).toBe(true);
+    expect(quickCheckOf(orderRecordSchema)).toBe(isOrderRecord);
+    expect(quickCheckOf(orderListSchema)).toBe(isOrderList);
+    expect(quickCheckOf(acknowledgementSchema)).toBeUndefined();
+  });
+
+  it.each([
+    ['as sent', (l: Record<string, any>) => l],
+    ['extra key (zod drops it)', (l: Record<string, any>) => ({ ...l, success: true })],
+    ['count -1', (l: Record<string, any>) => ({ ...l, count: -1 })],
+    ['page 0', (l: Record<string, any>) => ({ ...l, page: 0 })],
+    ['pagesize 1.5', (l: Record<string, any>) => ({ ...l, pagesize: 1.5 })],
+    ['page as text', (l: Record<string, any>) => ({ ...l, page: '1' })],
+    ['data object', (l: Record<string, any>) => ({ ...l, data: {} })],
+    ['bad record', (l: Record<string, any>) => ({ ...l, data: [{ ...record(), _id: 'x' }] })],
+  ])('list, %s', (_name, edit) => {
+    const value = edit({ data: [record()], count: 1, page: 1, pagesize: 10 });
+    const parsed = orderListSchema.safeParse(value);
+    if (isOrderList(value)) {
+      expect(parsed.success).toBe(true);
+      expect(value).toEqual(parsed.data);
+    } else if (parsed.success) {
+      expect(value).not.toEqual(parsed.data);
+    }
+  });
+});
+/* eslint-enable @typescript-eslint/no-explicit-any */
