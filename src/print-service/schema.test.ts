@@ -297,6 +297,18 @@ describe('answer schemas', () => {
     expect(acknowledgementSchema.safeParse({ ...ack, timestamp: 'yesterday' }).success).toBe(false);
   });
 
+  it('reads the stored order a real service answers a create with ({order, success}, no url or timestamp)', () => {
+    // The shape of HP's SDK sample of a creation answer: the stored order with server-added fields, wrapped.
+    const answer = {
+      order: { __v: 1, _id: '57d07ba6872ba4110086ca0d', destination: { id: '57ad022fc3af860f00c7ed4e', name: 'hp.jpeng' }, files: [], status: 'received', orderData: { sourceOrderId: 'x-1', items: [], shipments: [] } },
+      success: true,
+    };
+    expect(acknowledgementSchema.parse(answer)).toEqual({ _id: '57d07ba6872ba4110086ca0d' });
+    expect(acknowledgementSchema.parse({ _id: '57d07ba6872ba4110086ca0d' })).toEqual({ _id: '57d07ba6872ba4110086ca0d' });
+    expect(acknowledgementSchema.safeParse({ order: { status: 'received' }, success: true }).success).toBe(false);
+    expect(acknowledgementSchema.safeParse({ success: true }).success).toBe(false);
+  });
+
   it('reads an error body', () => {
     expect(errorBodySchema.parse({ success: false, error: { message: 'Order not found', name: 'OrderNotFound', code: 4040 } }).error.code).toBe(4040);
     expect(errorBodySchema.safeParse({ success: false, error: { message: 'x' } }).success).toBe(false);

@@ -307,13 +307,31 @@ function describeValue(value: unknown): string {
 
 const objectId = z.string().regex(/^[0-9a-f]{24}$/i, 'must be a 24-character hexadecimal id');
 
-export const acknowledgementSchema = z.object({
+const acknowledgementFields = z.object({
   _id: objectId,
-  url: z.string(),
-  timestamp: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date-time'),
-  sourceAccountId: z.string(),
+  url: z.string().optional(),
+  timestamp: z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date-time').optional(),
+  sourceAccountId: z.string().optional(),
 });
-export type Acknowledgement = z.infer<typeof acknowledgementSchema>;
+
+/**
+ * The answer to a create. The interface documents `{_id, url, timestamp, sourceAccountId}`; HP's own SDK sample of a
+ * real creation answer is the stored order instead, `{order: {_id, ...server-added fields}, success: true}`, without
+ * `url`, `timestamp` or `sourceAccountId` (shared fixture 03). Both are read: the `_id` is what the app keeps, and it
+ * is required; the other fields are kept when given. Refusing the real shape would turn every acknowledged create
+ * into a protocol error after the order exists (reconciled by sourceOrderId, but every order down the error path).
+ * Decision in docs/print-service-api.md.
+ */
+export const acknowledgementSchema = z.union([
+  acknowledgementFields,
+  z.object({ order: acknowledgementFields.loose(), success: z.boolean().optional() }).transform(({ order }) => ({
+    _id: order._id,
+    ...(order.url !== undefined ? { url: order.url } : {}),
+    ...(order.timestamp !== undefined ? { timestamp: order.timestamp } : {}),
+    ...(order.sourceAccountId !== undefined ? { sourceAccountId: order.sourceAccountId } : {}),
+  })),
+]);
+export type Acknowledgement = z.infer<typeof acknowledgementFields>;
 
 export const errorBodySchema = z.object({
   success: z.literal(false).optional(),

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrintServiceClient } from '../../src/print-service/client.js';
 import {
@@ -154,6 +156,19 @@ describe('PrintServiceClient failures', () => {
     await expect(client.create(sampleOrder())).rejects.toBeInstanceOf(PrintServiceProtocolError);
     body = JSON.stringify({ _id: 'nope', url: 'x' });
     await expect(client.create(sampleOrder())).rejects.toThrow(/_id: must be a 24-character hexadecimal id/);
+  });
+
+  it("reads the answer a real service gives a create: HP's stored order, wrapped, without url or timestamp", async () => {
+    // The shared fixture when it is beside the repository (a local check, as the postback parser's), else its shape.
+    const fixture = fileURLToPath(new URL('../../../shared/fixtures/print-service/03-hpinc-submit-order-response.json', import.meta.url));
+    const answer = existsSync(fixture)
+      ? readFileSync(fixture, 'utf8')
+      : JSON.stringify({ order: { __v: 1, _id: '57d07ba6872ba4110086ca0d', files: [], logs: [], status: 'received' }, success: true });
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(answer);
+    });
+    await expect(client.create(sampleOrder())).resolves.toEqual({ _id: '57d07ba6872ba4110086ca0d' });
   });
 
   it('retries reads on 503, honouring Retry-After, and stops within its bounds', async () => {
