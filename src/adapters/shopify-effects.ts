@@ -5,9 +5,10 @@ import type { Metrics } from '../metrics.js';
 import { JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
 import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
+import { routeAdminApi } from '../shopify/admin/routing.js';
 import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
 
-/** Stores whose Admin API client this process keeps ready (a Map in insertion order: the oldest is dropped first). */
+/** Stores whose Admin API client this process keeps ready (a Map kept in order of use: the least recently used goes first). */
 const TRANSPORTS_KEPT = 1_000;
 
 /**
@@ -74,7 +75,14 @@ export class ShopifyAdminClients {
     // own work in the flash-sale profile (issue 27). A new token (refresh, exchange) is a new entry; the oldest go.
     const key = `${shop}\n${token}`;
     const kept = this.transports.get(key);
-    if (kept) return kept;
+    if (kept) {
+      // Most recently used last, so the store least recently used is the one dropped; the route is set again, since
+      // routes are process-wide and may have been changed (development and tests).
+      this.transports.delete(key);
+      this.transports.set(key, kept);
+      if (this.adminApiOrigin) routeAdminApi(this.adminApiOrigin, shop);
+      return kept;
+    }
     const transport = this.newTransport(shop, token);
     this.transports.set(key, transport);
     if (this.transports.size > TRANSPORTS_KEPT) this.transports.delete(this.transports.keys().next().value!);

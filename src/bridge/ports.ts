@@ -254,7 +254,7 @@ export interface BridgeDeps {
   clock: () => Date;
   /**
    * An order due now (no hold window) is submitted by the job that found it due instead of a submit job of its own
-   * (issue 27). Off where every submission must pass the orders queue's limiter (PRINT_SERVICE_RATE_LIMIT) and in
+   * (issue 27). Off where every submission must pass the orders queue's limiter (PRINT_API_RATE_LIMIT) and in
    * tests that take the submit job step by step.
    */
   submitDueOrdersInline?: boolean;

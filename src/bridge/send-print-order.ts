@@ -14,7 +14,15 @@ import { recordProblems } from './submission-problems.js';
  * Sends an order recorded as `submitting` to the print service: one create, or, when an earlier attempt may have
  * reached it, get-by-source-id first (submitOrder); then records it `submitted` with the print `_id`.
  */
-export async function sendPrintOrder(deps: BridgeDeps, submitting: OrderLink, order: PrintOrder, sourceOrderId: string, orderName: string): Promise<SubmitShopifyOutcome> {
+export async function sendPrintOrder(
+  deps: BridgeDeps,
+  submitting: OrderLink,
+  order: PrintOrder,
+  sourceOrderId: string,
+  orderName: string,
+  /** Creates sent before giving up (default: the client's retry policy). */
+  createAttempts?: number,
+): Promise<SubmitShopifyOutcome> {
   const { shop, orderId } = submitting;
   // Read from the link this run just counted itself into, not the one it started from: of two jobs that started from
   // the same link, the second to get here sees an attempt before its own and asks the print service first.
@@ -27,7 +35,7 @@ export async function sendPrintOrder(deps: BridgeDeps, submitting: OrderLink, or
   let reconciled = false;
   try {
     const service = await deps.printAccounts.forOrder(shop, submitting.printAccount);
-    const outcome = await submitOrder(service, order, { reconcileFirst });
+    const outcome = await submitOrder(service, order, { reconcileFirst, ...(createAttempts ? { maxAttempts: createAttempts } : {}) });
     if (outcome.kind === 'created') {
       printOrderId = outcome.acknowledgement._id;
     } else {

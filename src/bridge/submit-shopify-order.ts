@@ -29,7 +29,7 @@ export type SubmitShopifyOutcome =
  * before the next begins, so a job that dies anywhere and runs again picks up where it was: a create that may have
  * been sent is reconciled with get-by-source-id, never repeated blindly.
  */
-export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId: string, known?: KnownOrder): Promise<SubmitShopifyOutcome> {
+export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId: string, known?: KnownOrder, options: SubmitRunOptions = {}): Promise<SubmitShopifyOutcome> {
   // One submit job at a time per order: two at once (a release after a mapping fix and a Retry, a resubmit and the
   // reconciliation) would each ask the printer while the other's create is in flight, find nothing, and both create.
   const key = `${orderId}#submit`;
@@ -37,7 +37,7 @@ export async function submitShopifyOrder(deps: BridgeDeps, shop: string, orderId
   if (!lease) throw new OrderBusyError(`order ${orderId} of ${shop} is being submitted by another job`, 2_000);
   const renew = setInterval(() => void deps.store.renewLease(shop, key, lease, SUBMIT_LEASE_MS).catch(() => undefined), SUBMIT_LEASE_MS / 3);
   try {
-    return await submitOnce(deps, shop, orderId, known);
+    return await submitOnce(deps, shop, orderId, known, options);
   } finally {
     clearInterval(renew);
     await deps.store.releaseLease(shop, key, lease).catch(() => undefined);
@@ -54,10 +54,15 @@ export interface KnownOrder {
   body?: { body: string; parsed: ParsedOrderWebhook };
 }
 
+export interface SubmitRunOptions {
+  /** Creates sent before giving up (default: the client's retry policy); the inline submission sends one. */
+  createAttempts?: number;
+}
+
 /** How long a submit job's hold on its order lasts unrenewed: a dead worker's hold keeps the next job out this long. */
 const SUBMIT_LEASE_MS = 15_000;
 
-async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known?: KnownOrder): Promise<SubmitShopifyOutcome> {
+async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known?: KnownOrder, options: SubmitRunOptions = {}): Promise<SubmitShopifyOutcome> {
   const link = known?.link.shop === shop && known.link.orderId === orderId ? known.link : await deps.store.get(shop, orderId);
   if (!link) throw new OrderDataMissingError(shop, orderId, 'the app has no record of this order');
   if (link.status === 'cancelled') return { kind: 'cancelled', detail: 'the order was cancelled before submission; nothing was sent' };
@@ -187,9 +192,9 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known
     };
   }, link);
   if (!submitting || submitting.status !== 'submitting') {
-    return submitOnce(deps, shop, orderId);
+    return submitOnce(deps, shop, orderId, undefined, options);
   }
-  const sent = await sendPrintOrder(deps, submitting, order, sourceOrderId, orderName);
+  const sent = await sendPrintOrder(deps, submitting, order, sourceOrderId, orderName, options.createAttempts);
   // The print service has the order: Shopify's requests for it are accepted now (fulfillment-requests.ts).
   if (submitting.fulfillmentRequest) await deps.scheduler.answerFulfillmentRequests(shop, orderId);
   return sent;

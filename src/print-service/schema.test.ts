@@ -307,6 +307,7 @@ describe('answer schemas', () => {
     expect(acknowledgementSchema.parse({ _id: '57d07ba6872ba4110086ca0d' })).toEqual({ _id: '57d07ba6872ba4110086ca0d' });
     expect(acknowledgementSchema.safeParse({ order: { status: 'received' }, success: true }).success).toBe(false);
     expect(acknowledgementSchema.safeParse({ success: true }).success).toBe(false);
+    expect(acknowledgementSchema.safeParse({ ...answer, success: false }).success).toBe(false);
   });
 
   it('reads an error body', () => {

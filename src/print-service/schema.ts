@@ -324,7 +324,7 @@ const acknowledgementFields = z.object({
  */
 export const acknowledgementSchema = z.union([
   acknowledgementFields,
-  z.object({ order: acknowledgementFields.loose(), success: z.boolean().optional() }).transform(({ order }) => ({
+  z.object({ order: acknowledgementFields.loose(), success: z.literal(true).optional() }).transform(({ order }) => ({
     _id: order._id,
     ...(order.url !== undefined ? { url: order.url } : {}),
     ...(order.timestamp !== undefined ? { timestamp: order.timestamp } : {}),

@@ -32,7 +32,7 @@ describe('inline submission of an order due now', () => {
     const getOrderBody = deps.store.getOrderBody.bind(deps.store);
     deps.store.get = async (...args) => ((reads.get += 1), get(...args));
     deps.store.getOrderBody = async (...args) => ((reads.body += 1), getOrderBody(...args));
-    expect(await handleWebhook(deps, job('orders/paid', body))).toEqual({ kind: 'submitted-now', orderId: body.admin_graphql_api_id, outcome: 'submitted' });
+    expect(await handleWebhook(deps, job('orders/paid', body))).toEqual({ kind: 'submission', orderId: body.admin_graphql_api_id, outcome: 'submitted' });
     expect(deps.printService.count()).toBe(1);
     expect(submits(deps)).toHaveLength(0);
     expect(reads).toEqual({ get: 1, body: 0 }); // the one read is the webhook's own update
@@ -43,19 +43,22 @@ describe('inline submission of an order due now', () => {
     expect(history.slice(2).sort()).toEqual(['orders/paid received', 'submission scheduled']);
     // The status is shown in Shopify by the sync the submission asks for, as from a submit job.
     expect(deps.scheduler.shopifyJobs).toContainEqual({ kind: 'sync', shop: SHOP, orderId: body.admin_graphql_api_id });
-    // The same webhook again (a redelivery) sends nothing more.
+    // The same webhook again (a redelivery, or the job run again after its worker died before asking for the status)
+    // sends nothing more, and has the status shown.
+    deps.scheduler.shopifyJobs.length = 0;
     await handleWebhook(deps, job('orders/paid', body));
     expect(deps.printService.count()).toBe(1);
+    expect(deps.scheduler.shopifyJobs).toContainEqual({ kind: 'sync', shop: SHOP, orderId: body.admin_graphql_api_id });
   });
 
   it('leaves a create whose answer was lost to the submit job, which asks the printer first and creates nothing twice', async () => {
     const deps = inlineDeps();
     const body = shopifyOrderBody();
     const orderId = body.admin_graphql_api_id;
-    for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
-      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
-    }
+    deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
     expect(await handleWebhook(deps, job('orders/paid', body))).toMatchObject({ kind: 'scheduled', orderId });
+    // Fails fast: one create, no waiting between tries inside the webhook job.
+    expect(deps.printService.creates).toBe(1);
     expect(submits(deps)).toEqual([expect.objectContaining({ orderId, delayMs: 0 })]);
     const link = (await deps.store.get(SHOP, orderId))!;
     expect(link.status).toBe('submitting');
@@ -71,9 +74,7 @@ describe('inline submission of an order due now', () => {
     const deps = inlineDeps();
     const body = shopifyOrderBody();
     const orderId = body.admin_graphql_api_id;
-    for (let i = 0; i < deps.printService.retryPolicy.maxAttempts; i++) {
-      deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
-    }
+    deps.printService.createScript.push({ error: new PrintServiceNetworkError('create', 'x', new Error('socket hang up'), true), store: false });
     await handleWebhook(deps, job('orders/paid', body));
     deps.scheduler.calls.length = 0;
     // The webhook job runs again (stalled and taken back): it cannot tell whether the create went out, so the submit
@@ -94,6 +95,38 @@ describe('inline submission of an order due now', () => {
     expect(link!.problems.map((p) => p.message).join(' ')).toMatch(/no product rule/);
     expect(submits(deps)).toHaveLength(0);
     expect(deps.printService.count()).toBe(0);
+  });
+
+  it('leaves to the submit job a mapping that validates first, a store in test mode, and a failure it did not record', async () => {
+    const validating = inlineDeps();
+    validating.mapping.settings = { on: 'orders/paid', holdMinutes: 0, validate: true };
+    expect(await handleWebhook(validating, job('orders/paid', shopifyOrderBody()))).toMatchObject({ kind: 'scheduled' });
+    expect(validating.printService.creates).toBe(0);
+    expect(submits(validating)).toHaveLength(1);
+
+    const testMode = inlineDeps();
+    testMode.printAccounts.modes.set(SHOP, 'test');
+    expect(await handleWebhook(testMode, job('orders/paid', shopifyOrderBody()))).toMatchObject({ kind: 'scheduled' });
+    expect(submits(testMode)).toHaveLength(1);
+
+    // A permanent failure the submission does not write on the order (the store's print account gone): the submit job
+    // fails with it where an operator sees it, rather than the order sitting pending with no reason.
+    const gone = inlineDeps();
+    gone.printAccounts.forOrder = async () => {
+      throw Object.assign(new Error('the print account of this store was removed'), { retryable: false });
+    };
+    const body = shopifyOrderBody();
+    expect(await handleWebhook(gone, job('orders/paid', body))).toMatchObject({ kind: 'scheduled', orderId: body.admin_graphql_api_id });
+    expect(submits(gone)).toEqual([expect.objectContaining({ orderId: body.admin_graphql_api_id, delayMs: 0 })]);
+  });
+
+  it('queues the submit job after the wait the failure asks for (another job holds the order)', async () => {
+    const deps = inlineDeps();
+    const body = shopifyOrderBody();
+    await deps.store.tryLease(SHOP, `${body.admin_graphql_api_id}#submit`, 15_000);
+    expect(await handleWebhook(deps, job('orders/paid', body))).toMatchObject({ kind: 'scheduled' });
+    expect(deps.printService.creates).toBe(0);
+    expect(submits(deps)[0]!.delayMs).toBeGreaterThanOrEqual(2_000);
   });
 
   it('keeps the submit job for an order with a hold window, and where inline submission is off', async () => {
@@ -117,7 +150,7 @@ describe('inline submission of an order due now', () => {
     const old = shopifyOrderBody();
     const newer = { ...old, updated_at: '2026-11-21T11:00:00-05:00', shipping_address: { ...old.shipping_address, city: 'Kraków' } };
     await handleWebhook(deps, job('orders/updated', newer));
-    expect(await handleWebhook(deps, job('orders/paid', old))).toMatchObject({ kind: 'submitted-now' });
+    expect(await handleWebhook(deps, job('orders/paid', old))).toMatchObject({ kind: 'submission' });
     const [sent] = [...deps.printService.orders.values()];
     expect(sent!.shipTo).toEqual([expect.objectContaining({ town: 'Kraków' })]);
   });

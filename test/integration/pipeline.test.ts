@@ -136,9 +136,9 @@ describe('metrics', () => {
     expect(value(/print_bridge_print_service_calls_total\{operation="create",status="200"\} (\d+)/)).toBe(1);
     expect(value(/print_bridge_print_service_calls_total\{operation="validate",status="200"\} (\d+)/)).toBe(1);
     expect(value(/print_bridge_print_service_call_duration_seconds_count\{operation="create"\} (\d+)/)).toBe(1);
-    // Due now: submitted by the webhook's own job, with no submit job (issue 27).
-    expect(value(/print_bridge_jobs_total\{queue="webhooks",name="orders\/paid",outcome="completed"\} (\d+)/)).toBe(1);
-    expect(text).not.toMatch(/print_bridge_jobs_total\{queue="orders",name="submit"/);
+    // The harness's mapping validates first, so the order goes through a submit job (an order due now without
+    // validation is submitted by its webhook's job: test/bridge/submit-inline.test.ts).
+    expect(value(/print_bridge_jobs_total\{queue="orders",name="submit",outcome="completed"\} (\d+)/)).toBe(1);
     expect(value(/print_bridge_shopify_calls_total\{operation="showStatus",outcome="ok"\} (\d+)/)).toBeGreaterThanOrEqual(1);
     expect(value(/print_bridge_shopify_calls_total\{operation="orderShows",outcome="ok"\} (\d+)/)).toBeGreaterThanOrEqual(1);
     expect(value(/print_bridge_orders\{status="submitted"\} (\d+)/)).toBe(1);

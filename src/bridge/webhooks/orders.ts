@@ -3,7 +3,7 @@ import { readOrderJson } from '../../orders/shopify-order.js';
 import { canMove, isSubmittedStatus } from '../../orders/status.js';
 import { moveTo, ofKind, replaceProblems } from '../../orders/transitions.js';
 import { type OrderWebhook, parseOrderWebhook, shippingAddressHash } from '../../shopify/order-webhook.js';
-import { type KnownOrder, submitShopifyOrder } from '../submit-shopify-order.js';
+import { submitDueOrder } from './submit-due-order.js';
 
 import type { WebhookJob } from '../jobs.js';
 import { isOwnWriteEcho } from '../own-writes.js';
@@ -99,20 +99,29 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     return { kind: 'rejected', reason: `${shop} has no order ${orderId} (checked with its Admin API); the body was not kept` };
   }
 
+  // Inline submission (submit-due-order.ts): any order webhook of an order whose submit topic came may be the job that
+  // submitted it and died doing so, run again by the queue; what it left is taken up here. (One that died before its
+  // `submitting` write left the order pending and due: the reconciliation resumes it.)
+  const inline = deps.submitDueOrdersInline === true && settings !== undefined && Boolean(link.topics?.[settings.on]);
   if (link.status === 'pending' && link.submitAfter && (isTrigger || scheduledNow)) {
-    const delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());
-    if (delayMs === 0 && deps.submitDueOrdersInline) {
-      const submitted = await submitInline(deps, link, isNewest ? { body: job.body, parsed } : undefined);
-      if (submitted) return submitted;
+    let delayMs = Math.max(0, Date.parse(link.submitAfter) - now.getTime());
+    if (delayMs === 0 && inline && settings) {
+      const submitted = await submitDueOrder(deps, link, isNewest ? { body: job.body, parsed } : undefined, settings);
+      if ('kind' in submitted) return submitted;
+      delayMs = submitted.retryInMs;
     }
     await deps.scheduler.submit(shop, orderId, delayMs);
     return { kind: 'scheduled', orderId, submitAt: link.submitAfter };
   }
-  if (link.status === 'submitting' && isTrigger && deps.submitDueOrdersInline) {
-    // The trigger again (a redelivery, or this job run again after its worker died inside an inline submission): the
-    // create may be out, so the submit job settles it, asking the print service first. Its job id makes it one job.
+  if (link.status === 'submitting' && inline) {
+    // The create may be out: the submit job settles it, asking the print service first. Its job id makes it one job.
     await deps.scheduler.submit(shop, orderId, 0);
     return { kind: 'scheduled', orderId, submitAt: link.submitAfter ?? at };
+  }
+  if (isSubmittedStatus(link.status) && inline && isTrigger) {
+    // The trigger again after a submission: a job that died between recording it and asking for the Shopify status
+    // is made good (the sync shows what the link says; nothing is sent twice).
+    await deps.scheduler.syncShopify(shop, orderId);
   }
   if (movedToWaiting && (await deps.connections.isConnected(shop))) {
     // needs-mapping in Shopify too; a store the app cannot reach has no tags to set.
@@ -135,30 +144,7 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };
 }
 
- /**
- * Submits an order that is due now within this webhook's job (issue 27: a submit job, a read of the order and of its
- * body, and a parse of the body less per order). A failure that may pass (the printer unreachable, a create whose
- * answer was lost) is left to the submit job, queued then, with its retries and its reconciliation by sourceOrderId; a
- * permanent one is recorded on the order by the submission (held, error) and ends here.
- */
-async function submitInline(deps: BridgeDeps, link: OrderLink, body: KnownOrder['body']): Promise<WebhookOutcome | undefined> {
-  try {
-    const outcome = await submitShopifyOrder(deps, link.shop, link.orderId, { link, body });
-    return { kind: 'submitted-now', orderId: link.orderId, outcome: outcome.kind };
-  } catch (error) {
-    // A refusal that will not change (the mapping's problems, the printer's refusal) is already on the order, as a
-    // problem with what to do (the Problems page): a submit job would only do the same work again to fail the same
-    // way, and a failed job would show it a second time.
-    if ((error as { retryable?: unknown } | null)?.retryable === false) {
-      deps.logger.warn({ shop: link.shop, orderId: link.orderId, reason: (error as Error).message }, 'order not submitted; the reason is on the order');
-      return { kind: 'not-submitted', orderId: link.orderId, reason: (error as Error).message };
-    }
-    deps.logger.debug({ shop: link.shop, orderId: link.orderId, err: error }, 'inline submission did not complete; the submit job takes it');
-    return undefined;
-  }
-}
-
-/** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
+ /** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
 export function describeHoldWindow(holdMinutes: number): string {
   if (Number.isInteger(holdMinutes)) return `${holdMinutes}-minute`;
   return `${Math.round(holdMinutes * 60 * 10) / 10}-second`;

@@ -2,7 +2,7 @@
 export type WebhookOutcome =
   | { kind: 'scheduled'; orderId: string; submitAt: string }
   /** Due now and submitted by the webhook's own job (BridgeDeps.submitDueOrdersInline): what the submission did. */
-  | { kind: 'submitted-now'; orderId: string; outcome: string }
+  | { kind: 'submission'; orderId: string; outcome: string }
   /** Due now, and refused for a reason that will not pass by itself: recorded on the order (held, error). */
   | { kind: 'not-submitted'; orderId: string; reason: string }
   | { kind: 'recorded'; orderId: string; detail: string }
