@@ -18,13 +18,14 @@ const REQUIRED: readonly [string, string][] = [
   ['x-shopify-webhook-id', 'X-Shopify-Webhook-Id'],
 ];
 
-export function hmacWebhookVerifier(secret: string): (rawBody: string, headers: IncomingHttpHeaders) => Promise<WebhookVerification> {
+export function hmacWebhookVerifier(secret: string): (rawBody: Buffer | string, headers: IncomingHttpHeaders) => Promise<WebhookVerification> {
   const key: KeyObject = createSecretKey(Buffer.from(secret, 'utf8'));
   return async (rawBody, headers) => {
     if (!rawBody.length) return { valid: false, reason: 'missing_body' };
     const given = first(headers['x-shopify-hmac-sha256']);
     if (!given) return { valid: false, reason: 'missing_hmac' };
-    const expected = createHmac('sha256', key).update(rawBody, 'utf8').digest();
+    // Over the bytes as received when given (what Shopify signs), else over the text's UTF-8.
+    const expected = (typeof rawBody === 'string' ? createHmac('sha256', key).update(rawBody, 'utf8') : createHmac('sha256', key).update(rawBody)).digest();
     const received = Buffer.from(given, 'base64');
     // Lengths are public (a SHA-256 is 32 bytes); only equal lengths are compared, in constant time.
     if (received.length !== expected.length || !timingSafeEqual(received, expected)) return { valid: false, reason: 'invalid_hmac' };

@@ -74,7 +74,7 @@ export interface ClaimedBody {
   key: string;
   index: string;
   webhookId: string;
-  body: string;
+  body: Buffer | string;
   seconds: number;
 }
 

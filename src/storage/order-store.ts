@@ -300,7 +300,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * the job is queued or to release when it could not be. `body`: kept (webhookBodies) with a claim that wins, in the
    * same round trip.
    */
-  async claimWebhook(keys: readonly string[], body?: { shop: string; webhookId: string; body: string }): Promise<WebhookClaim | 'pending' | undefined> {
+  async claimWebhook(keys: readonly string[], body?: { shop: string; webhookId: string; body: Buffer | string }): Promise<WebhookClaim | 'pending' | undefined> {
     const bodies = body ? this.webhookBodies() : undefined;
     const kept = body && bodies ? { key: bodies.key(body.shop, body.webhookId), index: bodies.index(body.shop), webhookId: body.webhookId, body: body.body, seconds: WEBHOOK_BODY_SECONDS } : undefined;
     const claimed = await this.leases.claimWebhook(keys, kept);

@@ -42,8 +42,7 @@ export function createWebApp(deps: WebDeps): Express {
   app.set('trust proxy', deps.trustProxy ?? 0);
 
   app.post('/webhooks', express.raw({ type: () => true, limit: '5mb' }), async (req: Request, res: Response) => {
-    const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-    const result = await acceptWebhook(deps.webhooks, rawBody, req.headers);
+    const result = await acceptWebhook(deps.webhooks, Buffer.isBuffer(req.body) ? req.body : '', req.headers);
     deps.metrics?.webhooks.inc({ topic: 'topic' in result && result.topic ? result.topic : (req.get('x-shopify-topic') ?? 'unknown').slice(0, 40), outcome: result.outcome });
     if (result.status === 200) {
       res.status(200).json({ ok: true, outcome: result.outcome });

@@ -7,7 +7,8 @@ import type { WebhookVerification } from '../../src/shopify/webhook-intake.js';
  * (src/shopify/webhook-hmac.ts) is held to, case for case, and the verifier of tests that want the library's.
  */
 export function libraryWebhookVerifier(shopify: Shopify) {
-  return async (rawBody: string, headers: IncomingHttpHeaders): Promise<WebhookVerification> => {
+  return async (received: Buffer | string, headers: IncomingHttpHeaders): Promise<WebhookVerification> => {
+    const rawBody = typeof received === 'string' ? received : received.toString('utf8');
     // The node adapter only reads headers, method and url from the request, and canonicalises every header it is
     // given (a measurable cost per webhook): give it just the Shopify headers it checks.
     const shopifyHeaders: IncomingHttpHeaders = {};

@@ -49,3 +49,17 @@ describe('the webhook verifier', () => {
     expect(actual).toEqual(expected);
   });
 });
+
+describe('the webhook verifier on the bytes as received', () => {
+  it('answers the bytes as it answers their text, and checks the bytes themselves (what Shopify signs)', async () => {
+    const bytes = Buffer.from(BODY, 'utf8');
+    for (const [, body, given] of cases) {
+      expect(await ours(Buffer.from(body, 'utf8'), given)).toEqual(await ours(body, given));
+    }
+    // A byte that is not UTF-8: its text would not be what was signed; the bytes are.
+    const odd = Buffer.concat([bytes.subarray(0, bytes.length - 2), Buffer.from([0xff]), bytes.subarray(bytes.length - 2)]);
+    const signed = createHmac('sha256', SECRET).update(odd).digest('base64');
+    expect(await ours(odd, headers({ 'x-shopify-hmac-sha256': signed }))).toMatchObject({ valid: true });
+    expect(await ours(odd.toString('utf8'), headers({ 'x-shopify-hmac-sha256': signed }))).toMatchObject({ valid: false, reason: 'invalid_hmac' });
+  });
+});
