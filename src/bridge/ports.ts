@@ -158,13 +158,14 @@ export interface OrderStore {
   blank(shop: string, orderId: string): OrderLink;
   /**
    * Reads, lets `mutate` decide, and writes only if nobody wrote in between; otherwise reads again. `mutate` returns
-   * undefined to change nothing. `known`: the link as the caller last read or wrote it, tried before a read.
+   * undefined to change nothing. `known`: the link as the caller last read or wrote it, tried before a read; `null`:
+   * the caller's read found no such order (the first write is then tried as the insert).
    */
   update(
     shop: string,
     orderId: string,
     mutate: (current: OrderLink | undefined) => Mutation | undefined,
-    known?: OrderLink,
+    known?: OrderLink | null,
   ): Promise<{ link: OrderLink | undefined; changed: boolean }>;
   /** Newest first. */
   history(shop: string, orderId: string, limit?: number): Promise<HistoryEntry[]>;
@@ -186,6 +187,11 @@ export interface OrderStore {
   listQuietSince(status: OrderStatus, beforeMs: number, limit: number, offset?: number): Promise<OrderLink[]>;
   /** Keeps the order's Shopify body unless a newer one is kept; false when it was not newer. */
   saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean>;
+  /**
+   * saveOrderBody and a read of the order's link in one step (issue 27: one statement less per webhook); the link is
+   * as it was before this call, `null` when there is none (a first guess for `update`).
+   */
+  saveOrderBodyAndRead(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<{ newest: boolean; link: OrderLink | null }>;
   getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined>;
   deleteOrderBody(shop: string, orderId: string): Promise<void>;
   /** The order, its body and its history, gone (a customer's or a shop's redaction). */

@@ -84,14 +84,15 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
      * step). Only a write can rely on it (the compare-and-set proves it current); a "nothing to do" on it is checked
      * again on a fresh read.
      */
-    known?: OrderLink,
+    known?: OrderLink | null,
   ): Promise<{ link: OrderLink | undefined; changed: boolean }> {
-    let guess = known && known.shop === shop && known.orderId === orderId ? known : undefined;
+    // null: the caller read no such order just now; the insert is tried on that (a lost race reads again).
+    let guess: OrderLink | null | undefined = known === null ? null : known && known.shop === shop && known.orderId === orderId ? known : undefined;
     let lost = false;
     for (let attempt = 0; attempt < 50; attempt++) {
       // Contenders that lost spread out instead of colliding again on the next read.
       if (lost) await sleep(Math.random() * Math.min(50, 2 * attempt));
-      const current = guess ?? (await this.get(shop, orderId));
+      const current = guess === null ? undefined : (guess ?? (await this.get(shop, orderId)));
       const guessed = guess !== undefined;
       guess = undefined;
       const mutation = mutate(current ? structuredClone(current) : undefined);
@@ -228,6 +229,19 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
       WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
       RETURNING 1 AS n`);
     return rows.length === 1;
+  }
+
+  async saveOrderBodyAndRead(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<{ newest: boolean; link: OrderLink | null }> {
+    // One statement: the body's upsert and the link's read see the same snapshot, so the link is as before this call.
+    const [row] = await this.rows<{ newest: number; data: OrderLink | null }>(sql`
+      WITH saved AS (
+        INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
+        ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
+        WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
+        RETURNING 1 AS n
+      )
+      SELECT (SELECT count(*) FROM saved)::int AS newest, (SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}) AS data`);
+    return { newest: (row?.newest ?? 0) === 1, link: row?.data ?? null };
   }
 
   /** The newest body, unless retention has cut it. */

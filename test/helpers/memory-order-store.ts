@@ -38,11 +38,11 @@ export class MemoryOrderStore implements OrderStore {
     shop: string,
     orderId: string,
     mutate: (current: OrderLink | undefined) => Mutation | undefined,
-    known?: OrderLink,
+    known?: OrderLink | null,
   ): Promise<{ link: OrderLink | undefined; changed: boolean }> {
-    let guess = known && known.shop === shop && known.orderId === orderId ? known : undefined;
+    let guess: OrderLink | null | undefined = known === null ? null : known && known.shop === shop && known.orderId === orderId ? known : undefined;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const current = guess ? structuredClone(guess) : await this.get(shop, orderId);
+      const current = guess === null ? undefined : guess ? structuredClone(guess) : await this.get(shop, orderId);
       const guessed = guess !== undefined;
       guess = undefined;
       const mutation = mutate(current ? structuredClone(current) : undefined);
@@ -139,6 +139,11 @@ export class MemoryOrderStore implements OrderStore {
     if (kept && Date.parse(kept.updatedAt) >= Date.parse(at)) return false;
     this.bodies.set(key(shop, orderId), { updatedAt: at, body: rawBody });
     return true;
+  }
+
+  async saveOrderBodyAndRead(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<{ newest: boolean; link: OrderLink | null }> {
+    const link = (await this.get(shop, orderId)) ?? null;
+    return { newest: await this.saveOrderBody(shop, orderId, updatedAt, rawBody), link };
   }
 
   async getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {

@@ -94,6 +94,36 @@ describe.each([
     expect(await store.getOrderBody(shop, orderId)).toBeUndefined();
   });
 
+  it('keeps a body and reads the link in one step, the link as it was before', async () => {
+    const { shop, orderId } = ids();
+    expect(await store.saveOrderBodyAndRead(shop, orderId, '2026-11-21T10:00:00Z', '{"v":1}')).toEqual({ newest: true, link: null });
+    await store.update(shop, orderId, () => ({ link: { ...store.blank(shop, orderId), orderName: '#7' } }), null);
+    const again = await store.saveOrderBodyAndRead(shop, orderId, '2026-11-21T09:00:00Z', '{"v":0}');
+    expect(again).toMatchObject({ newest: false, link: { version: 1, orderName: '#7' } });
+    expect((await store.getOrderBody(shop, orderId))?.body).toBe('{"v":1}');
+    expect(await store.saveOrderBodyAndRead(shop, orderId, '2026-11-21T11:00:00Z', '{"v":2}')).toMatchObject({ newest: true, link: { version: 1 } });
+    expect((await store.getOrderBody(shop, orderId))?.body).toBe('{"v":2}');
+  });
+
+  it('takes `null` as "no such order" and still never writes over an order created meanwhile', async () => {
+    const { shop, orderId } = ids();
+    const first = await store.update(shop, orderId, (current) => ({ link: { ...(current ?? store.blank(shop, orderId)), orderName: '#1' } }), null);
+    expect(first).toMatchObject({ changed: true, link: { version: 1, orderName: '#1' } });
+    // A caller whose read (now stale) found nothing: its insert loses, and its mutation runs again on the stored order.
+    const seen: (number | undefined)[] = [];
+    const second = await store.update(
+      shop,
+      orderId,
+      (current) => {
+        seen.push(current?.version);
+        return { link: { ...(current ?? store.blank(shop, orderId)), orderName: current ? `${current.orderName}+` : '#lost' } };
+      },
+      null,
+    );
+    expect(seen).toEqual([undefined, 1]);
+    expect(second).toMatchObject({ changed: true, link: { version: 2, orderName: '#1+' } });
+  });
+
   it('lets one holder at a time lease an order, renewed and released only with its token', async () => {
     const { shop, orderId } = ids();
     const token = await store.tryLease(shop, orderId, 60_000);

@@ -36,10 +36,10 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     const stored = await deps.store.getOrderBody(shop, orderId);
     if (stored && isOwnWriteEcho(readOrderJson(stored.body), parsed.raw)) return { kind: 'own-write', orderId };
   }
-  const [isNewest] = await Promise.all([deps.store.saveOrderBody(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
+  const [{ newest: isNewest, link: before }] = await Promise.all([deps.store.saveOrderBodyAndRead(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
-  if (cancelled) return requestCancellation(deps, shop, order, job.topic);
+  if (cancelled) return requestCancellation(deps, shop, order, job.topic, before);
 
   const settings = deps.mapping.settingsFor(shop);
   const isTrigger = settings !== undefined && job.topic === settings.on;
@@ -91,7 +91,7 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     }
     // Every delivery is recorded: the history is where a merchant sees which webhooks arrived and when.
     return { link: next, history };
-  });
+  }, before);
   if (!link) return { kind: 'stale', orderId };
   if (link.notInShopAt) {
     // The store's Admin API already said it has no such order: another store's body is not kept here.
@@ -150,7 +150,7 @@ export function describeHoldWindow(holdMinutes: number): string {
   return `${Math.round(holdMinutes * 60 * 10) / 10}-second`;
 }
 
-async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderWebhook, topic: string): Promise<WebhookOutcome> {
+async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderWebhook, topic: string, before: OrderLink | null): Promise<WebhookOutcome> {
   const orderId = order.admin_graphql_api_id;
   const { link } = await deps.store.update(shop, orderId, (current) => {
     const base = current ?? { ...deps.store.blank(shop, orderId), orderName: order.name ?? undefined };
@@ -165,7 +165,7 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
       };
     }
     return { link: next, history: [{ event: `${topic} received`, source: 'shopify', detail: 'cancellation requested at the print service' }] };
-  });
+  }, before);
   if (!link) return { kind: 'recorded', orderId, detail: 'cancellation already handled' };
   if (link.status === 'cancelled') {
     // A store the app cannot reach has no tags to set: the sync would only fail and show as a failed job.
