@@ -121,6 +121,11 @@ export class SignedTransport {
     const json = parseJson(text);
     if (status >= 200 && status < 300) {
       if (json === undefined) throw new PrintServiceProtocolError(operation, status, `the body is not JSON: ${snippet(text)}`);
+      // A success status whose body says it failed is not a success: nothing of it is taken (for a create, the outcome is
+      // unknown and is settled by asking get-by-source-id).
+      if (json && typeof json === 'object' && (json as { success?: unknown }).success === false) {
+        throw new PrintServiceProtocolError(operation, status, `the answer says it did not succeed: ${snippet(text)}`);
+      }
       const answer = unwrapOrder(json);
       // A large record is checked without being copied when it passes (schema.ts, "Quick checks"); zod decides otherwise.
       if (quickCheckOf(schema)?.(answer)) return answer as z.output<S>;

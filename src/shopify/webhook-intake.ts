@@ -79,7 +79,13 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, received: Buffer | 
     if (verification.reason === 'missing_body') return { status: 400, outcome: 'bad-body', message: 'empty body' };
     return { status: 401, outcome: 'unauthorized', message: 'HMAC signature missing or wrong' };
   }
-  const rawBody = typeof received === 'string' ? received : received.toString('utf8');
+  let rawBody: string;
+  try {
+    // Shopify sends UTF-8; anything else would be kept as text other than what was signed.
+    rawBody = typeof received === 'string' ? received : UTF8.decode(received);
+  } catch {
+    return { status: 400, outcome: 'bad-body', message: 'the body is not UTF-8' };
+  }
   let body: unknown;
   try {
     body = JSON.parse(rawBody);
@@ -141,6 +147,8 @@ export async function acceptWebhook(deps: WebhookIntakeDeps, received: Buffer | 
     .catch(() => undefined);
   return { status: 200, outcome: 'queued', topic, webhookId: verification.webhookId };
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** How long a delivery waits for another delivery of the same webhook to be queued, and how often it looks. */
 const PENDING_WAIT_MS = 2_000;

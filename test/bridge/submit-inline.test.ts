@@ -43,12 +43,13 @@ describe('inline submission of an order due now', () => {
     expect(history.slice(2).sort()).toEqual(['orders/paid received', 'submission scheduled']);
     // The status is shown in Shopify by the sync the submission asks for, as from a submit job.
     expect(deps.scheduler.shopifyJobs).toContainEqual({ kind: 'sync', shop: SHOP, orderId: body.admin_graphql_api_id });
-    // The same webhook again (a redelivery, or the job run again after its worker died before asking for the status)
-    // sends nothing more, and has the status shown.
-    deps.scheduler.shopifyJobs.length = 0;
+    // The same webhook again (a redelivery, or the job run again after its worker died before what follows the
+    // submission) sends nothing more: the submit job's already-submitted path shows the status and answers requests.
     await handleWebhook(deps, job('orders/paid', body));
     expect(deps.printService.count()).toBe(1);
-    expect(deps.scheduler.shopifyJobs).toContainEqual({ kind: 'sync', shop: SHOP, orderId: body.admin_graphql_api_id });
+    expect(submits(deps)).toEqual([expect.objectContaining({ orderId: body.admin_graphql_api_id, delayMs: 0 })]);
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'already-submitted' });
+    expect(deps.printService.count()).toBe(1);
   });
 
   it('leaves a create whose answer was lost to the submit job, which asks the printer first and creates nothing twice', async () => {

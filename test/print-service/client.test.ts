@@ -171,6 +171,14 @@ describe('PrintServiceClient failures', () => {
     await expect(client.create(sampleOrder())).resolves.toEqual({ _id: '57d07ba6872ba4110086ca0d' });
   });
 
+  it('takes nothing from a success status whose body says it did not succeed', async () => {
+    let body: unknown = { order: { _id: '57d07ba6872ba4110086ca0d' }, success: false };
+    const { client } = await setup((_req, res) => json(res, 200, body));
+    await expect(client.create(sampleOrder())).rejects.toBeInstanceOf(PrintServiceProtocolError);
+    body = { _id: '57d07ba6872ba4110086ca0d', success: false };
+    await expect(client.create(sampleOrder())).rejects.toThrow(/did not succeed/);
+  });
+
   it('retries reads on 503, honouring Retry-After, and stops within its bounds', async () => {
     let calls = 0;
     const { server, client } = await setup((_req, res) => {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +8,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../../src/redis.js';
 import { createShopifyApi } from '../../src/shopify/shopify-api.js';
+import { hmacWebhookVerifier } from '../../src/shopify/webhook-hmac.js';
 import { acceptWebhook, type WebhookIntakeDeps } from '../../src/shopify/webhook-intake.js';
 import { libraryWebhookVerifier } from '../helpers/library-webhook-verifier.js';
 import { createWebApp } from '../../src/web/app.js';
@@ -160,6 +162,28 @@ describe('the atomic claim of a webhook id', () => {
     await vi.waitFor(async () => expect(await redis.ttl(`${prefix}webhook:claim-1`)).toBeGreaterThan(7 * 24 * 3600));
     expect(await acceptWebhook(deps, body, headers)).toMatchObject({ status: 200, outcome: 'duplicate' });
     expect(released).toHaveLength(1);
+  });
+
+  it('refuses a signed body that is not UTF-8 (400), keeping and queueing nothing', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"id":7,"line_items":[],"note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const headers = signedWebhookHeaders(SECRET, '', { topic: 'orders/paid' });
+    headers['x-shopify-hmac-sha256'] = createHmac('sha256', SECRET).update(bytes).digest('base64');
+    let claimed = false;
+    const result = await acceptWebhook(
+      {
+        // The app's verifier, which checks the bytes as received (the library's helper here takes text).
+        verify: hmacWebhookVerifier(SECRET),
+        claim: async () => {
+          claimed = true;
+          return undefined;
+        },
+        enqueue: async () => undefined,
+      },
+      bytes,
+      headers,
+    );
+    expect(result).toMatchObject({ status: 400, outcome: 'bad-body', message: 'the body is not UTF-8' });
+    expect(claimed).toBe(false);
   });
 
   it('answers 503 and queues nothing when the claim itself cannot be taken', async () => {

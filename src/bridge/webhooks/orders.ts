@@ -119,9 +119,10 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     return { kind: 'scheduled', orderId, submitAt: link.submitAfter ?? at };
   }
   if (isSubmittedStatus(link.status) && inline && isTrigger) {
-    // The trigger again after a submission: a job that died between recording it and asking for the Shopify status
-    // is made good (the sync shows what the link says; nothing is sent twice).
-    await deps.scheduler.syncShopify(shop, orderId);
+    // The trigger again after a submission: a job that died between recording it and what follows (the status shown
+    // in Shopify, the answers to Shopify's fulfillment requests) is made good by the submit job's already-submitted
+    // path, which does both and sends nothing. Its job id makes repeats one job.
+    await deps.scheduler.submit(shop, orderId, 0);
   }
   if (movedToWaiting && (await deps.connections.isConnected(shop))) {
     // needs-mapping in Shopify too; a store the app cannot reach has no tags to set.

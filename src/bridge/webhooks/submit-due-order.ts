@@ -23,9 +23,9 @@ export async function submitDueOrder(
   settings: SubmitSettings,
 ): Promise<WebhookOutcome | { retryInMs: number }> {
   if (settings.validate) return { retryInMs: 0 };
-  const setup = await deps.printAccounts.setupOf(link.shop);
-  if (setup.account === 'none' || setup.mode === 'test') return { retryInMs: 0 };
   try {
+    const setup = await deps.printAccounts.setupOf(link.shop);
+    if (setup.account === 'none' || setup.mode === 'test') return { retryInMs: 0 };
     const outcome = await submitShopifyOrder(deps, link.shop, link.orderId, { link, body }, { createAttempts: 1 });
     return { kind: 'submission', orderId: link.orderId, outcome: outcome.kind };
   } catch (error) {
@@ -34,9 +34,11 @@ export async function submitDueOrder(
       return { kind: 'not-submitted', orderId: link.orderId, reason: (error as Error).message };
     }
     deps.logger.debug({ shop: link.shop, orderId: link.orderId, err: error }, 'inline submission did not complete; the submit job takes it');
-    // The wait the failure asked for (another job holds the order, Shopify does not show it yet), else at once.
-    const retryInMs = (error as { retryInMs?: unknown } | null)?.retryInMs;
-    return { retryInMs: typeof retryInMs === 'number' && retryInMs > 0 ? retryInMs : 0 };
+    // The wait the failure asked for (another job holds the order, Shopify does not show it yet, the printer's
+    // Retry-After), else at once.
+    const hint = error as { retryInMs?: unknown; retryAfterMs?: unknown } | null;
+    const wait = typeof hint?.retryInMs === 'number' ? hint.retryInMs : typeof hint?.retryAfterMs === 'number' ? hint.retryAfterMs : 0;
+    return { retryInMs: wait > 0 ? wait : 0 };
   }
 }
 
