@@ -223,23 +223,14 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
 
   /** Keeps the newest version of a Shopify order body by `updated_at`; returns whether this one was newer. */
   async saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
-    const rows = await this.rows(sql`
-      INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
-      ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
-      WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
-      RETURNING 1 AS n`);
+    const rows = await this.rows(upsertNewerBody(shop, orderId, updatedAt, rawBody));
     return rows.length === 1;
   }
 
   async saveOrderBodyAndRead(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<{ newest: boolean; link: OrderLink | null }> {
     // One statement: the body's upsert and the link's read see the same snapshot, so the link is as before this call.
     const [row] = await this.rows<{ newest: number; data: OrderLink | null }>(sql`
-      WITH saved AS (
-        INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
-        ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
-        WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
-        RETURNING 1 AS n
-      )
+      WITH saved AS (${upsertNewerBody(shop, orderId, updatedAt, rawBody)})
       SELECT (SELECT count(*) FROM saved)::int AS newest, (SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}) AS data`);
     return { newest: (row?.newest ?? 0) === 1, link: row?.data ?? null };
   }
@@ -406,4 +397,13 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
       s AS (DELETE FROM source_order_ids WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1)
       SELECT (SELECT count(*) FROM o)::int AS n`);
   }
+}
+
+/** The body kept unless a newer one is (by `updated_at`); a row comes back only when this one was kept. */
+function upsertNewerBody(shop: string, orderId: string, updatedAt: string, rawBody: string) {
+  return sql`
+    INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
+    ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
+    WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
+    RETURNING 1 AS n`;
 }

@@ -3,14 +3,13 @@ import { readOrderJson } from '../../orders/shopify-order.js';
 import { canMove, isSubmittedStatus } from '../../orders/status.js';
 import { moveTo, ofKind, replaceProblems } from '../../orders/transitions.js';
 import { type OrderWebhook, parseOrderWebhook, shippingAddressHash } from '../../shopify/order-webhook.js';
-import { submitDueOrder } from './submit-due-order.js';
-
 import type { WebhookJob } from '../jobs.js';
 import { isOwnWriteEcho } from '../own-writes.js';
 import type { BridgeDeps } from '../ports.js';
 import { noMappingProblem, SUBMIT_TOPICS, WAIT_KINDS } from '../waiting-orders.js';
 import type { WebhookOutcome } from './outcome.js';
 import { addedPrintedLines, currentQuantities, noticePrintedLineChanges } from './printed-lines-changed.js';
+import { submitDueOrder } from './submit-due-order.js';
 
 export { shippingAddressHash } from '../../shopify/order-webhook.js';
 
@@ -145,7 +144,7 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   return { kind: 'recorded', orderId, detail: settings ? `status ${link.status}` : 'no mapping file serves this shop: the order waits for one' };
 }
 
- /** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
+/** "30-minute", or "5-second" for a window shorter than a minute or not a whole number of minutes. */
 export function describeHoldWindow(holdMinutes: number): string {
   if (Number.isInteger(holdMinutes)) return `${holdMinutes}-minute`;
   return `${Math.round(holdMinutes * 60 * 10) / 10}-second`;
@@ -176,4 +175,3 @@ async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderW
   await deps.scheduler.cancel(shop, orderId);
   return { kind: 'cancel-requested', orderId };
 }
-
