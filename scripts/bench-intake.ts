@@ -56,6 +56,8 @@ const baseline = await forkService('baseline');
 const baseUrl = String(baseline.info.url);
 await load(baseUrl, 1);
 const base = await load(baseUrl, seconds);
+// The same offered rate as the latency target, so the harness's own share of p99 (autocannon on the same 2 cores) shows.
+const baseAtTarget = await load(baseUrl, seconds, 1000);
 baseline.child.kill();
 
 const env = appEnv({ prefix, emulatorUrl: 'http://127.0.0.1:9', standInOrigin: 'http://127.0.0.1:9', mappingsDir: benchMapping(), port: 3000 + Math.floor(Math.random() * 2000) });
@@ -80,6 +82,7 @@ try {
   console.log(line('print-bridge web (verify, dedupe, queue)', result));
   const ratio = result['2xx'] / Math.max(1, base['2xx']);
   console.log(`  ratio print-bridge / bare Express + HMAC: ${ratio.toFixed(2)}   (target ≥ 0.6)`);
+  console.log(line('bare Express + HMAC at an offered 1,000/s', baseAtTarget));
   console.log(line('print-bridge web at an offered 1,000/s', atTarget));
   console.log(`  jobs queued during the run: ${queued} (answered 2xx: ${result['2xx']}); a 2xx without a job would be a lost order`);
   if (rssMb) console.log(`  RSS of the web process after the run: ${rssMb.toFixed(0)} MiB`);
