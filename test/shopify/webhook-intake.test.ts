@@ -100,10 +100,13 @@ describe('the atomic claim of a webhook id', () => {
     let calls = 0;
     let secondClaimPending = (): void => undefined;
     const secondWaits = new Promise<void>((resolve) => (secondClaimPending = resolve));
+    let firstClaimed = (): void => undefined;
+    const firstHasClaim = new Promise<void>((resolve) => (firstClaimed = resolve));
     const deps: WebhookIntakeDeps = {
       verify,
       claim: async (keys) => {
         const claim = await store.claimWebhook(keys);
+        if (typeof claim === 'object') firstClaimed();
         if (claim === 'pending') secondClaimPending();
         return claim;
       },
@@ -120,6 +123,8 @@ describe('the atomic claim of a webhook id', () => {
     const body = '{"id":7,"line_items":[]}';
     const headers = signedWebhookHeaders(SECRET, body, { topic: 'orders/paid', webhookId: 'pending-1' });
     const first = acceptWebhook(deps, body, headers);
+    // The second delivery starts once the first holds the claim: started together, either could win it.
+    await firstHasClaim;
     const second = acceptWebhook(deps, body, headers);
     await secondWaits;
     releaseFirst();
