@@ -11,9 +11,11 @@ import type { OrderStatus } from '../orders/status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
 import { OrderLists } from './order-lists.js';
+import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
+export { HISTORY_LIMIT } from './order-history.js';
 
 /**
  * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
@@ -24,11 +26,6 @@ export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks 
  * Writes are compare-and-set on the order's version inside one statement: the row is written only if its version is
  * still the one read, with its history and its sourceOrderId claim, so two workers never both apply one transition.
  */
-
-export const HISTORY_LIMIT = 200;
-
-/** A history is cut back to HISTORY_LIMIT entries once it passes this many (keeps writes cheap). */
-const HISTORY_TRIM_AT = HISTORY_LIMIT + 50;
 
 export class OrderStoreConflictError extends Error {
   readonly retryable = true;
@@ -52,6 +49,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   private readonly prefix: string;
   private readonly clock: () => Date;
   private readonly leases: OrderLeases;
+  private readonly historyLog: OrderHistory;
 
   constructor(options: OrderStoreOptions) {
     super(options.database);
@@ -59,6 +57,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     this.prefix = options.prefix;
     this.clock = options.clock ?? (() => new Date());
     this.leases = new OrderLeases(options.redis, options.prefix);
+    this.historyLog = new OrderHistory(options.database, this.clock);
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
@@ -139,29 +138,18 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
       SELECT count(*)::int AS n FROM written`);
     const ok = (row?.n ?? 0) === 1;
     // A long-lived order's history is cut back now and then, never on every write.
-    if (ok && history.length > 0 && link.version % 25 === 0) await this.trimHistory(link.shop, link.orderId);
+    if (ok && history.length > 0 && link.version % 25 === 0) await this.historyLog.trim(link.shop, link.orderId);
     return ok;
-  }
-
-  private async trimHistory(shop: string, orderId: string): Promise<void> {
-    await this.rows(sql`
-      DELETE FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} AND id < (
-        SELECT id FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC OFFSET ${HISTORY_LIMIT - 1} LIMIT 1
-      ) AND (SELECT count(*) FROM order_history WHERE shop = ${shop} AND order_id = ${orderId}) > ${HISTORY_TRIM_AT}`);
   }
 
   /** Newest first. */
   async history(shop: string, orderId: string, limit = HISTORY_LIMIT): Promise<HistoryEntry[]> {
-    const rows = await this.rows<{ entry: HistoryEntry }>(
-      sql`SELECT entry FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC LIMIT ${limit}`,
-    );
-    return rows.map((r) => r.entry);
+    return this.historyLog.list(shop, orderId, limit);
   }
 
   /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
-    const at = this.clock().toISOString();
-    await this.rows(sql`INSERT INTO order_history (shop, order_id, at, entry) VALUES (${shop}, ${orderId}, ${at}::timestamptz, ${JSON.stringify({ at, ...entry })}::jsonb)`);
+    await this.historyLog.note(shop, orderId, entry);
   }
 
   /**
