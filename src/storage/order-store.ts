@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.js';
-import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
+import { blankOrder, claimNamespace, ENV_NAMESPACE, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
 import type { WebhookClaim } from '../shopify/webhook-intake.js';
@@ -12,6 +12,7 @@ import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postb
 import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
 import { OrderLists } from './order-lists.js';
 import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
+import { OrderBodies } from './order-bodies.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
@@ -50,6 +51,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   private readonly clock: () => Date;
   private readonly leases: OrderLeases;
   private readonly historyLog: OrderHistory;
+  private readonly bodies: OrderBodies;
 
   constructor(options: OrderStoreOptions) {
     super(options.database);
@@ -58,6 +60,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     this.clock = options.clock ?? (() => new Date());
     this.leases = new OrderLeases(options.redis, options.prefix);
     this.historyLog = new OrderHistory(options.database, this.clock);
+    this.bodies = new OrderBodies(options.database, this.clock);
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
@@ -211,29 +214,21 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
 
   /** Keeps the newest version of a Shopify order body by `updated_at`; returns whether this one was newer. */
   async saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
-    const rows = await this.rows(upsertNewerBody(shop, orderId, updatedAt, rawBody));
-    return rows.length === 1;
+    return this.bodies.save(shop, orderId, updatedAt, rawBody);
   }
 
   async saveOrderBodyAndRead(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<{ newest: boolean; link: OrderLink | null }> {
-    // One statement: the body's upsert and the link's read see the same snapshot, so the link is as before this call.
-    const [row] = await this.rows<{ newest: number; data: OrderLink | null }>(sql`
-      WITH saved AS (${upsertNewerBody(shop, orderId, updatedAt, rawBody)})
-      SELECT (SELECT count(*) FROM saved)::int AS newest, (SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}) AS data`);
-    return { newest: (row?.newest ?? 0) === 1, link: row?.data ?? null };
+    return this.bodies.saveAndRead(shop, orderId, updatedAt, rawBody);
   }
 
   /** The newest body, unless retention has cut it. */
   async getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {
-    const [row] = await this.rows<{ shopify_updated_at: string; body: string | null }>(
-      sql`SELECT shopify_updated_at, body FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`,
-    );
-    return row?.body ? { updatedAt: row.shopify_updated_at, body: row.body } : undefined;
+    return this.bodies.get(shop, orderId);
   }
 
   /** Deletes the stored Shopify order body, which holds the customer's personal data. */
   async deleteOrderBody(shop: string, orderId: string): Promise<void> {
-    await this.rows(sql`DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`);
+    await this.bodies.delete(shop, orderId);
   }
 
   /**
@@ -241,21 +236,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * than `days` ago. The link (what the pages and the reconciliation read) and the history stay. Returns how many.
    */
   async reduceFinishedBodies(days: number, finished: readonly OrderStatus[], batch = 1000): Promise<number> {
-    const before = new Date(this.clock().getTime() - days * 24 * 3600 * 1000).toISOString();
-    const now = this.clock().toISOString();
-    let total = 0;
-    for (;;) {
-      const rows = await this.rows(sql`
-        UPDATE order_bodies b SET body = NULL, reduced_at = ${now}::timestamptz
-        WHERE (b.shop, b.order_id) IN (
-          SELECT b2.shop, b2.order_id FROM order_bodies b2 JOIN orders o ON o.shop = b2.shop AND o.order_id = b2.order_id
-          WHERE b2.body IS NOT NULL AND o.status IN (SELECT jsonb_array_elements_text(${JSON.stringify(finished)}::jsonb))
-            AND o.status_at < ${before}::timestamptz
-          LIMIT ${batch}
-        ) RETURNING 1 AS n`);
-      total += rows.length;
-      if (rows.length < batch) return total;
-    }
+    return this.bodies.reduceFinished(days, finished, batch);
   }
 
   /**
@@ -385,13 +366,4 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
       s AS (DELETE FROM source_order_ids WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1)
       SELECT (SELECT count(*) FROM o)::int AS n`);
   }
-}
-
-/** The body kept unless a newer one is (by `updated_at`); a row comes back only when this one was kept. */
-function upsertNewerBody(shop: string, orderId: string, updatedAt: string, rawBody: string) {
-  return sql`
-    INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
-    ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
-    WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
-    RETURNING 1 AS n`;
 }
