@@ -13,6 +13,7 @@ import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
 import { OrderLists } from './order-lists.js';
 import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
 import { OrderBodies } from './order-bodies.js';
+import { SourceOrderIds } from './source-order-ids.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
@@ -52,6 +53,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   private readonly leases: OrderLeases;
   private readonly historyLog: OrderHistory;
   private readonly bodies: OrderBodies;
+  private readonly claims: SourceOrderIds;
 
   constructor(options: OrderStoreOptions) {
     super(options.database);
@@ -61,6 +63,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     this.leases = new OrderLeases(options.redis, options.prefix);
     this.historyLog = new OrderHistory(options.database, this.clock);
     this.bodies = new OrderBodies(options.database, this.clock);
+    this.claims = new SourceOrderIds(options.database);
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
@@ -168,24 +171,8 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     sourceOrderId: string,
     namespace: string = ENV_NAMESPACE,
   ): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [row] = await this.rows<{ shop: string; order_id: string; alive: boolean }>(sql`
-        WITH claimed AS (
-          INSERT INTO source_order_ids (namespace, source_order_id, shop, order_id) VALUES (${namespace}, ${sourceOrderId}, ${shop}, ${orderId})
-          ON CONFLICT DO NOTHING RETURNING shop, order_id
-        )
-        SELECT shop, order_id, true AS alive FROM claimed
-        UNION ALL
-        SELECT s.shop, s.order_id, EXISTS (SELECT 1 FROM orders o WHERE o.shop = s.shop AND o.order_id = s.order_id) AS alive
-        FROM source_order_ids s WHERE s.namespace = ${namespace} AND s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
-      if (!row) continue;
-      if (row.shop === shop && row.order_id === orderId) return { ok: true };
-      if (row.alive) return { ok: false, owner: { shop: row.shop, orderId: row.order_id } };
-      // The owner's record is gone: the id is free again (compare-and-delete, so a new owner is never removed).
-      await this.rows(
-        sql`DELETE FROM source_order_ids WHERE namespace = ${namespace} AND source_order_id = ${sourceOrderId} AND shop = ${row.shop} AND order_id = ${row.order_id}`,
-      );
-    }
+    const claim = await this.claims.claim(shop, orderId, sourceOrderId, namespace);
+    if (claim) return claim;
     throw new OrderStoreConflictError(shop, orderId);
   }
 
@@ -195,13 +182,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * account is searched: a store's own-account ids are never found through it.
    */
   async findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined> {
-    const where = scope
-      ? sql`s.source_order_id = ${sourceOrderId} AND (s.namespace = ${claimNamespace(scope, 'own')} OR (s.namespace = ${ENV_NAMESPACE} AND s.shop = ${scope}))`
-      : sql`s.source_order_id = ${sourceOrderId} AND s.namespace = ${ENV_NAMESPACE}`;
-    const [row] = await this.rows<{ data: OrderLink }>(sql`
-      SELECT o.data FROM source_order_ids s JOIN orders o ON o.shop = s.shop AND o.order_id = s.order_id
-      WHERE ${where} ORDER BY s.namespace = ${ENV_NAMESPACE} LIMIT 1`);
-    return row?.data;
+    return this.claims.find(sourceOrderId, scope);
   }
 
   async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
