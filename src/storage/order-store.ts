@@ -14,6 +14,7 @@ import { OrderLists } from './order-lists.js';
 import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
 import { OrderBodies } from './order-bodies.js';
 import { SourceOrderIds } from './source-order-ids.js';
+import { ShopActivity } from './shop-activity.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
@@ -27,6 +28,10 @@ export { HISTORY_LIMIT } from './order-history.js';
  *
  * Writes are compare-and-set on the order's version inside one statement: the row is written only if its version is
  * still the one read, with its history and its sourceOrderId claim, so two workers never both apply one transition.
+ *
+ * What else the store keeps has a module of its own, which this class passes the calls to: the history
+ * (order-history.ts), the Shopify bodies (order-bodies.ts), the sourceOrderId claims (source-order-ids.ts) and when each
+ * store became active (shop-activity.ts).
  */
 
 export class OrderStoreConflictError extends Error {
@@ -45,8 +50,6 @@ export interface OrderStoreOptions {
 }
 
 export class PostgresOrderStore extends OrderLists implements OrderStore {
-  /** Stores this process marked active recently (markShopActive), until when the mark is not sent again. */
-  private readonly markedActive = new Map<string, number>();
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly clock: () => Date;
@@ -54,6 +57,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   private readonly historyLog: OrderHistory;
   private readonly bodies: OrderBodies;
   private readonly claims: SourceOrderIds;
+  private readonly activity: ShopActivity;
 
   constructor(options: OrderStoreOptions) {
     super(options.database);
@@ -64,6 +68,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     this.historyLog = new OrderHistory(options.database, this.clock);
     this.bodies = new OrderBodies(options.database, this.clock);
     this.claims = new SourceOrderIds(options.database);
+    this.activity = new ShopActivity(options.database, this.clock);
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
@@ -225,28 +230,16 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * reaches back before it, so orders from before the install are never sent to the printer.
    */
   async markShopActive(shop: string): Promise<void> {
-    // Every order webhook marks its store; once marked, the mark only changes when the store is forgotten. This process
-    // skips the statement for a minute after it last made it (issue 17: one statement per order less in a burst); a
-    // store forgotten by another process is marked again within that minute.
-    const now = Date.now();
-    if ((this.markedActive.get(shop) ?? 0) > now) return;
-    await this.rows(sql`
-      INSERT INTO shops (shop, active_since) VALUES (${shop}, ${this.clock().toISOString()}::timestamptz)
-      ON CONFLICT (shop) DO UPDATE SET active_since = EXCLUDED.active_since WHERE shops.active_since IS NULL`);
-    this.markedActive.set(shop, now + 60_000);
+    await this.activity.mark(shop);
   }
 
   async shopActiveSince(shop: string): Promise<string | undefined> {
-    const [row] = await this.rows<{ since: string | null }>(
-      sql`SELECT to_char(active_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since FROM shops WHERE shop = ${shop}`,
-    );
-    return row?.since ?? undefined;
+    return this.activity.since(shop);
   }
 
   /** Uninstalled: orders placed until a reinstall are not this app's to recover. */
   async forgetShopActive(shop: string): Promise<void> {
-    this.markedActive.delete(shop);
-    await this.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
+    await this.activity.forget(shop);
   }
 
   /**
