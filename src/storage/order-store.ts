@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.js';
-import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
+import { blankOrder, claimNamespace, ENV_NAMESPACE, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
 import type { WebhookClaim } from '../shopify/webhook-intake.js';
@@ -11,9 +11,14 @@ import type { OrderStatus } from '../orders/status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
 import { OrderLists } from './order-lists.js';
+import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
+import { OrderBodies } from './order-bodies.js';
+import { SourceOrderIds } from './source-order-ids.js';
+import { ShopActivity } from './shop-activity.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
+export { HISTORY_LIMIT } from './order-history.js';
 
 /**
  * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
@@ -23,12 +28,11 @@ export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks 
  *
  * Writes are compare-and-set on the order's version inside one statement: the row is written only if its version is
  * still the one read, with its history and its sourceOrderId claim, so two workers never both apply one transition.
+ *
+ * What else the store keeps has a module of its own, which this class passes the calls to: the history
+ * (order-history.ts), the Shopify bodies (order-bodies.ts), the sourceOrderId claims (source-order-ids.ts) and when each
+ * store became active (shop-activity.ts).
  */
-
-export const HISTORY_LIMIT = 200;
-
-/** A history is cut back to HISTORY_LIMIT entries once it passes this many (keeps writes cheap). */
-const HISTORY_TRIM_AT = HISTORY_LIMIT + 50;
 
 export class OrderStoreConflictError extends Error {
   readonly retryable = true;
@@ -46,12 +50,14 @@ export interface OrderStoreOptions {
 }
 
 export class PostgresOrderStore extends OrderLists implements OrderStore {
-  /** Stores this process marked active recently (markShopActive), until when the mark is not sent again. */
-  private readonly markedActive = new Map<string, number>();
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly clock: () => Date;
   private readonly leases: OrderLeases;
+  private readonly historyLog: OrderHistory;
+  private readonly bodies: OrderBodies;
+  private readonly claims: SourceOrderIds;
+  private readonly activity: ShopActivity;
 
   constructor(options: OrderStoreOptions) {
     super(options.database);
@@ -59,6 +65,10 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     this.prefix = options.prefix;
     this.clock = options.clock ?? (() => new Date());
     this.leases = new OrderLeases(options.redis, options.prefix);
+    this.historyLog = new OrderHistory(options.database, this.clock);
+    this.bodies = new OrderBodies(options.database, this.clock);
+    this.claims = new SourceOrderIds(options.database);
+    this.activity = new ShopActivity(options.database, this.clock);
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
@@ -139,29 +149,18 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
       SELECT count(*)::int AS n FROM written`);
     const ok = (row?.n ?? 0) === 1;
     // A long-lived order's history is cut back now and then, never on every write.
-    if (ok && history.length > 0 && link.version % 25 === 0) await this.trimHistory(link.shop, link.orderId);
+    if (ok && history.length > 0 && link.version % 25 === 0) await this.historyLog.trim(link.shop, link.orderId);
     return ok;
-  }
-
-  private async trimHistory(shop: string, orderId: string): Promise<void> {
-    await this.rows(sql`
-      DELETE FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} AND id < (
-        SELECT id FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC OFFSET ${HISTORY_LIMIT - 1} LIMIT 1
-      ) AND (SELECT count(*) FROM order_history WHERE shop = ${shop} AND order_id = ${orderId}) > ${HISTORY_TRIM_AT}`);
   }
 
   /** Newest first. */
   async history(shop: string, orderId: string, limit = HISTORY_LIMIT): Promise<HistoryEntry[]> {
-    const rows = await this.rows<{ entry: HistoryEntry }>(
-      sql`SELECT entry FROM order_history WHERE shop = ${shop} AND order_id = ${orderId} ORDER BY id DESC LIMIT ${limit}`,
-    );
-    return rows.map((r) => r.entry);
+    return this.historyLog.list(shop, orderId, limit);
   }
 
   /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
-    const at = this.clock().toISOString();
-    await this.rows(sql`INSERT INTO order_history (shop, order_id, at, entry) VALUES (${shop}, ${orderId}, ${at}::timestamptz, ${JSON.stringify({ at, ...entry })}::jsonb)`);
+    await this.historyLog.note(shop, orderId, entry);
   }
 
   /**
@@ -177,24 +176,8 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     sourceOrderId: string,
     namespace: string = ENV_NAMESPACE,
   ): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [row] = await this.rows<{ shop: string; order_id: string; alive: boolean }>(sql`
-        WITH claimed AS (
-          INSERT INTO source_order_ids (namespace, source_order_id, shop, order_id) VALUES (${namespace}, ${sourceOrderId}, ${shop}, ${orderId})
-          ON CONFLICT DO NOTHING RETURNING shop, order_id
-        )
-        SELECT shop, order_id, true AS alive FROM claimed
-        UNION ALL
-        SELECT s.shop, s.order_id, EXISTS (SELECT 1 FROM orders o WHERE o.shop = s.shop AND o.order_id = s.order_id) AS alive
-        FROM source_order_ids s WHERE s.namespace = ${namespace} AND s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
-      if (!row) continue;
-      if (row.shop === shop && row.order_id === orderId) return { ok: true };
-      if (row.alive) return { ok: false, owner: { shop: row.shop, orderId: row.order_id } };
-      // The owner's record is gone: the id is free again (compare-and-delete, so a new owner is never removed).
-      await this.rows(
-        sql`DELETE FROM source_order_ids WHERE namespace = ${namespace} AND source_order_id = ${sourceOrderId} AND shop = ${row.shop} AND order_id = ${row.order_id}`,
-      );
-    }
+    const claim = await this.claims.claim(shop, orderId, sourceOrderId, namespace);
+    if (claim) return claim;
     throw new OrderStoreConflictError(shop, orderId);
   }
 
@@ -204,13 +187,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * account is searched: a store's own-account ids are never found through it.
    */
   async findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined> {
-    const where = scope
-      ? sql`s.source_order_id = ${sourceOrderId} AND (s.namespace = ${claimNamespace(scope, 'own')} OR (s.namespace = ${ENV_NAMESPACE} AND s.shop = ${scope}))`
-      : sql`s.source_order_id = ${sourceOrderId} AND s.namespace = ${ENV_NAMESPACE}`;
-    const [row] = await this.rows<{ data: OrderLink }>(sql`
-      SELECT o.data FROM source_order_ids s JOIN orders o ON o.shop = s.shop AND o.order_id = s.order_id
-      WHERE ${where} ORDER BY s.namespace = ${ENV_NAMESPACE} LIMIT 1`);
-    return row?.data;
+    return this.claims.find(sourceOrderId, scope);
   }
 
   async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
@@ -223,29 +200,21 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
 
   /** Keeps the newest version of a Shopify order body by `updated_at`; returns whether this one was newer. */
   async saveOrderBody(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
-    const rows = await this.rows(upsertNewerBody(shop, orderId, updatedAt, rawBody));
-    return rows.length === 1;
+    return this.bodies.save(shop, orderId, updatedAt, rawBody);
   }
 
   async saveOrderBodyAndRead(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<{ newest: boolean; link: OrderLink | null }> {
-    // One statement: the body's upsert and the link's read see the same snapshot, so the link is as before this call.
-    const [row] = await this.rows<{ newest: number; data: OrderLink | null }>(sql`
-      WITH saved AS (${upsertNewerBody(shop, orderId, updatedAt, rawBody)})
-      SELECT (SELECT count(*) FROM saved)::int AS newest, (SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}) AS data`);
-    return { newest: (row?.newest ?? 0) === 1, link: row?.data ?? null };
+    return this.bodies.saveAndRead(shop, orderId, updatedAt, rawBody);
   }
 
   /** The newest body, unless retention has cut it. */
   async getOrderBody(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {
-    const [row] = await this.rows<{ shopify_updated_at: string; body: string | null }>(
-      sql`SELECT shopify_updated_at, body FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`,
-    );
-    return row?.body ? { updatedAt: row.shopify_updated_at, body: row.body } : undefined;
+    return this.bodies.get(shop, orderId);
   }
 
   /** Deletes the stored Shopify order body, which holds the customer's personal data. */
   async deleteOrderBody(shop: string, orderId: string): Promise<void> {
-    await this.rows(sql`DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`);
+    await this.bodies.delete(shop, orderId);
   }
 
   /**
@@ -253,21 +222,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * than `days` ago. The link (what the pages and the reconciliation read) and the history stay. Returns how many.
    */
   async reduceFinishedBodies(days: number, finished: readonly OrderStatus[], batch = 1000): Promise<number> {
-    const before = new Date(this.clock().getTime() - days * 24 * 3600 * 1000).toISOString();
-    const now = this.clock().toISOString();
-    let total = 0;
-    for (;;) {
-      const rows = await this.rows(sql`
-        UPDATE order_bodies b SET body = NULL, reduced_at = ${now}::timestamptz
-        WHERE (b.shop, b.order_id) IN (
-          SELECT b2.shop, b2.order_id FROM order_bodies b2 JOIN orders o ON o.shop = b2.shop AND o.order_id = b2.order_id
-          WHERE b2.body IS NOT NULL AND o.status IN (SELECT jsonb_array_elements_text(${JSON.stringify(finished)}::jsonb))
-            AND o.status_at < ${before}::timestamptz
-          LIMIT ${batch}
-        ) RETURNING 1 AS n`);
-      total += rows.length;
-      if (rows.length < batch) return total;
-    }
+    return this.bodies.reduceFinished(days, finished, batch);
   }
 
   /**
@@ -275,28 +230,16 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
    * reaches back before it, so orders from before the install are never sent to the printer.
    */
   async markShopActive(shop: string): Promise<void> {
-    // Every order webhook marks its store; once marked, the mark only changes when the store is forgotten. This process
-    // skips the statement for a minute after it last made it (issue 17: one statement per order less in a burst); a
-    // store forgotten by another process is marked again within that minute.
-    const now = Date.now();
-    if ((this.markedActive.get(shop) ?? 0) > now) return;
-    await this.rows(sql`
-      INSERT INTO shops (shop, active_since) VALUES (${shop}, ${this.clock().toISOString()}::timestamptz)
-      ON CONFLICT (shop) DO UPDATE SET active_since = EXCLUDED.active_since WHERE shops.active_since IS NULL`);
-    this.markedActive.set(shop, now + 60_000);
+    await this.activity.mark(shop);
   }
 
   async shopActiveSince(shop: string): Promise<string | undefined> {
-    const [row] = await this.rows<{ since: string | null }>(
-      sql`SELECT to_char(active_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since FROM shops WHERE shop = ${shop}`,
-    );
-    return row?.since ?? undefined;
+    return this.activity.since(shop);
   }
 
   /** Uninstalled: orders placed until a reinstall are not this app's to recover. */
   async forgetShopActive(shop: string): Promise<void> {
-    this.markedActive.delete(shop);
-    await this.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
+    await this.activity.forget(shop);
   }
 
   /**
@@ -397,13 +340,4 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
       s AS (DELETE FROM source_order_ids WHERE shop = ${shop} AND order_id = ${orderId} RETURNING 1)
       SELECT (SELECT count(*) FROM o)::int AS n`);
   }
-}
-
-/** The body kept unless a newer one is (by `updated_at`); a row comes back only when this one was kept. */
-function upsertNewerBody(shop: string, orderId: string, updatedAt: string, rawBody: string) {
-  return sql`
-    INSERT INTO order_bodies (shop, order_id, shopify_updated_at, body) VALUES (${shop}, ${orderId}, ${normaliseTime(updatedAt)}, ${rawBody})
-    ON CONFLICT (shop, order_id) DO UPDATE SET shopify_updated_at = EXCLUDED.shopify_updated_at, body = EXCLUDED.body, reduced_at = NULL
-    WHERE order_bodies.shopify_updated_at < EXCLUDED.shopify_updated_at
-    RETURNING 1 AS n`;
 }
