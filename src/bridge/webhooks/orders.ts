@@ -36,6 +36,10 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
     if (stored && isOwnWriteEcho(readOrderJson(stored.body), parsed.raw)) return { kind: 'own-write', orderId };
   }
   const [{ newest: isNewest, link: before }] = await Promise.all([deps.store.saveOrderBodyAndRead(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
+  // The store's Admin API already said it has no such order: another store's body goes before the delivery is
+  // recorded, so the order's history never shows a delivery whose body is still kept (and again below, should the
+  // refusal land meanwhile).
+  if (before?.notInShopAt) await deps.store.deleteOrderBody(shop, orderId);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
   if (cancelled) return requestCancellation(deps, shop, order, job.topic, before);
