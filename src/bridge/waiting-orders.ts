@@ -1,9 +1,13 @@
-import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
+import { clearProblems, moveTo, ofKind, replaceProblems } from '../orders/transitions.js';
 import type { Logger } from 'pino';
-import type { HistoryEntry, OrderLink, Problem } from '../orders/model.js';
+import type { HistoryEntry, OrderLink } from '../orders/model.js';
 import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings, OrderStore } from './ports.js';
 import type { OrderStatus } from '../orders/status.js';
 import type { PrintAccountsPort, PrintSetup } from '../shops/print-accounts.js';
+import { moveToWaiting, release, schedule, syncIfConnected } from './waiting-moves.js';
+import { hasProblem, noMappingProblem, RELEASED_KINDS, sameProblems, WAIT_KINDS } from './waiting-problems.js';
+
+export { hasProblem, noMappingProblem, noPrintAccountProblem, storeNotConnectedProblem, testModeProblem, WAIT_KINDS } from './waiting-problems.js';
 
 /**
  * Orders kept back by something outside them that ends by itself, and the use case that looks at them again when
@@ -14,58 +18,12 @@ import type { PrintAccountsPort, PrintSetup } from '../shops/print-accounts.js';
  * The reason is one of the order's problems, so the order page and the problems page show it. Looking again is
  * idempotent: a release removes the blocking problems with a compare-and-set and queues a submit job whose id is the
  * order's version after it, so two runs (or a run and its retry) queue one job; the submit job checks everything again.
+ * The problems an order waits with are in waiting-problems.ts; the moves this use case makes on an order (schedule,
+ * release, wait) in waiting-moves.ts.
  */
-
-export const WAIT_KINDS = {
-  storeNotConnected: 'store-not-connected',
-  noMapping: 'no-mapping',
-  /** Neither an account of the store's own nor the operator's (PRINT_API_*) is configured. */
-  noPrintAccount: 'no-print-account',
-  /** The store is in test mode: mapped and validated at the print service, never created, until it goes live. */
-  testMode: 'test-mode',
-} as const;
-
-/** Problems a release clears: the submit job that follows reports afresh whatever still holds. */
-const RELEASED_KINDS = new Set<string>([WAIT_KINDS.storeNotConnected, WAIT_KINDS.noMapping, WAIT_KINDS.noPrintAccount, WAIT_KINDS.testMode, 'mapping', 'source-order-id']);
 
 /** Order topics that can be a mapping's submit topic. */
 export const SUBMIT_TOPICS = ['orders/create', 'orders/paid'] as const;
-
-export function storeNotConnectedProblem(shop: string, at: string): Problem {
-  return {
-    kind: WAIT_KINDS.storeNotConnected,
-    message: `store not connected: print-bridge has no Admin API access to ${shop} (the app is not installed there, or was uninstalled), so nothing is sent to the printer. Connect the store (install the app, or run print-bridge shops add ${shop} --token <token>): the order then goes out by itself.`,
-    at,
-  };
-}
-
-export function noMappingProblem(shop: string, at: string): Problem {
-  return {
-    kind: WAIT_KINDS.noMapping,
-    message: `no mapping file serves ${shop}. Add its domain to a file's shops (or add a "*" file), or fix the file meant for it if the Mappings page lists problems in it (a file that never loaded serves no store): the order is then mapped and sent by itself.`,
-    at,
-  };
-}
-
-export function noPrintAccountProblem(shop: string, at: string): Problem {
-  return {
-    kind: WAIT_KINDS.noPrintAccount,
-    message: `no print-service account serves ${shop}: connect the store's account in the app's Settings (or print-bridge shops print-account ${shop} ...), or configure the operator's (PRINT_API_*). The order then goes out by itself.`,
-    at,
-  };
-}
-
-export function testModeProblem(shop: string, at: string, valid: boolean): Problem {
-  return {
-    kind: WAIT_KINDS.testMode,
-    message: `${shop} is in test mode: the order was mapped and ${valid ? 'the print service found it valid' : 'checked by the print service (see its problems)'}, and nothing was created. It goes out by itself, once, when the store goes live (Settings → Go live, or print-bridge shops mode ${shop} live).`,
-    at,
-  };
-}
-
-export function hasProblem(link: Pick<OrderLink, 'problems'>, kind: string): boolean {
-  return link.problems.some((p) => p.kind === kind);
-}
 
 /**
  * When each order topic first arrived. Orders recorded before the link kept them fall back to their history, where
@@ -299,64 +257,4 @@ async function* candidates(deps: ReexamineDeps, shop: string, status: OrderStatu
     }
     if (page.length < PAGE) return;
   }
-}
-
-async function schedule(deps: ReexamineDeps, link: OrderLink, settings: SubmitSettings, arrived: string, cause: string, why: string): Promise<ReexamineVerdict> {
-  const now = deps.clock().getTime();
-  // The hold window runs from the topic's arrival: edits and cancellations since then have already been received.
-  const submitAt = new Date(Math.max(now, Date.parse(arrived) + settings.holdMinutes * 60_000)).toISOString();
-  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
-    if (!c || (c.status !== 'pending' && c.status !== 'waiting') || c.submitAfter) return undefined;
-    return {
-      link: { ...clearProblems(settleIn(c, 'pending', deps.clock().toISOString()).link, (p) => RELEASED_KINDS.has(p.kind)), submitAfter: submitAt },
-      history: [{ event: 'submission scheduled', source: 'worker', status: c.status === 'pending' ? undefined : 'pending', detail: `${cause}: ${why}; submission at ${submitAt}` }],
-    };
-  });
-  if (!updated || updated.status !== 'pending' || !updated.submitAfter) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
-  // Generation: the version that set submitAfter, so a retry of this run queues the same job.
-  await deps.scheduler.submit(link.shop, link.orderId, Math.max(0, Date.parse(updated.submitAfter) - now), updated.version);
-  if (link.status === 'waiting') await syncIfConnected(deps, link.shop, link.orderId, await deps.connections.isConnected(link.shop));
-  return { kind: 'scheduled', message: `${link.orderName ?? link.orderId} is queued for submission at ${updated.submitAfter}.`, submitAt: updated.submitAfter };
-}
-
-/**
- * An order that was due is due again: its blocking problems go, and a submit job is queued now. The job maps the
- * order again and records whatever still holds it back.
- */
-async function release(deps: ReexamineDeps, link: OrderLink, cause: string, why: string): Promise<ReexamineVerdict> {
-  const at = deps.clock().toISOString();
-  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
-    if (!c || !['waiting', 'held', 'error'].includes(c.status)) return undefined;
-    const problems = c.problems.filter((p) => !RELEASED_KINDS.has(p.kind));
-    if (problems.length === c.problems.length && c.status !== 'waiting') return undefined;
-    return {
-      link: { ...c, problems, ...(c.status === 'waiting' ? { ...moveTo(c, 'pending', at).link, problems, submitAfter: at } : {}) },
-      history: [{ event: 'released for submission', source: 'worker', status: c.status === 'waiting' ? 'pending' : undefined, detail: `${cause}: ${why}; submitting now` }],
-    };
-  });
-  if (!updated || !['pending', 'held', 'error'].includes(updated.status)) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
-  await deps.scheduler.submit(link.shop, link.orderId, 0, updated.version);
-  return { kind: 'released', message: `${link.orderName ?? link.orderId} was released for submission (${why}).` };
-}
-
-async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, problem: Problem, cause: string): Promise<ReexamineVerdict> {
-  await deps.store.update(link.shop, link.orderId, (c) =>
-    c && (c.status === 'pending' || c.status === 'waiting') && !hasProblem(c, problem.kind)
-      ? {
-          link: replaceProblems(settleIn(c, 'waiting', problem.at).link, ofKind(problem.kind), [problem]),
-          history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: c.status === 'waiting' ? undefined : 'waiting', detail: `${cause}: ${problem.message}` }],
-        }
-      : undefined,
-  );
-  return { kind: 'waiting', message: `${link.orderName ?? link.orderId}: ${problem.message}` };
-}
-
-async function syncIfConnected(deps: Pick<ReexamineDeps, 'scheduler'>, shop: string, orderId: string, connected: boolean): Promise<void> {
-  // Tags need the Admin API: a sync for a store the app cannot reach would only fail.
-  if (connected) await deps.scheduler.syncShopify(shop, orderId);
-}
-
-function sameProblems(a: readonly Problem[], b: readonly Problem[]): boolean {
-  const key = (list: readonly Problem[]) => list.map((p) => `${p.subject ?? ''}\u0000${p.message}`).sort().join('\u0001');
-  return key(a) === key(b);
 }

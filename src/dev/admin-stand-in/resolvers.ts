@@ -1,4 +1,4 @@
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { shopifyAdminSchema } from './admin-schema.js';
 import type {
   FulfillmentInput,
@@ -18,6 +18,11 @@ import { resolveAppNamespace } from './metafields.js';
 import type { OrderUpdateInput } from './order-edits.js';
 import { displayReason } from './holds.js';
 import { assignedLocationView } from './service-views.js';
+import { connection, type PageArgs } from './paging.js';
+import { compareOrders, orderFilter, type OrderSortKey } from './order-search.js';
+
+export { connection, type PageArgs } from './paging.js';
+export { orderFilter } from './order-search.js';
 
 /**
  * Root values and views for graphql-js's default resolver: a view is an object whose properties are field values and
@@ -32,55 +37,6 @@ export interface ResolverContext {
 /** Shopify's own schema of the pinned version (admin-schema.ts); the resolvers below answer the part the app uses. */
 export function buildAdminSchema(): GraphQLSchema {
   return shopifyAdminSchema();
-}
-
-const MAX_PAGE_SIZE = 250;
-
-export interface PageArgs {
-  first?: number | null;
-  after?: string | null;
-  reverse?: boolean | null;
-}
-
-function encodeCursor(id: string): string {
-  return Buffer.from(JSON.stringify({ last_id: id }), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed && typeof parsed === 'object' && typeof (parsed as { last_id?: unknown }).last_id === 'string') {
-      return (parsed as { last_id: string }).last_id;
-    }
-  } catch {
-    // falls through to the error below
-  }
-  throw new GraphQLError(`Invalid cursor for current pagination sort.`);
-}
-
-export function connection<T extends { id: string }>(items: readonly T[], args: PageArgs, view: (item: T) => unknown) {
-  if (args.first === undefined || args.first === null) throw new GraphQLError('you must provide one of first or last');
-  if (args.first < 0 || args.first > MAX_PAGE_SIZE) {
-    throw new GraphQLError(`The value of first must be between 0 and ${MAX_PAGE_SIZE}.`);
-  }
-  let list = args.reverse ? [...items].reverse() : [...items];
-  if (args.after) {
-    const afterId = decodeCursor(args.after);
-    const index = list.findIndex((item) => item.id === afterId);
-    list = index >= 0 ? list.slice(index + 1) : [];
-  }
-  const page = list.slice(0, args.first);
-  const edges = page.map((item) => ({ cursor: encodeCursor(item.id), node: view(item) }));
-  return {
-    nodes: edges.map((e) => e.node),
-    edges,
-    pageInfo: {
-      hasNextPage: list.length > page.length,
-      hasPreviousPage: Boolean(args.after),
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-  };
 }
 
 function lineItemView(order: OrderRecord, li: LineItemRecord) {
@@ -239,84 +195,6 @@ function orderView(order: OrderRecord) {
         metafieldView,
       ),
   };
-}
-
-type OrderSortKey = 'CREATED_AT' | 'UPDATED_AT' | 'ID';
-
-function numericTail(gid: string): bigint {
-  const tail = gid.slice(gid.lastIndexOf('/') + 1);
-  return /^\d+$/.test(tail) ? BigInt(tail) : 0n;
-}
-
-function compareOrders(key: OrderSortKey) {
-  const byId = (a: OrderRecord, b: OrderRecord) => {
-    const x = numericTail(a.id);
-    const y = numericTail(b.id);
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
-  if (key === 'ID') return byId;
-  const field = key === 'CREATED_AT' ? 'createdAt' : 'updatedAt';
-  return (a: OrderRecord, b: OrderRecord) => Date.parse(a[field]) - Date.parse(b[field]) || byId(a, b);
-}
-
-/**
- * The small part of Shopify's search syntax that print-bridge uses: `created_at`/`updated_at` with a comparison,
- * `status`, `name` and `tag`, joined by spaces or AND. Anything else is refused rather than silently matched.
- */
-export function orderFilter(query: string | null | undefined): (order: OrderRecord) => boolean {
-  if (!query || query.trim() === '') return () => true;
-  const tests: ((o: OrderRecord) => boolean)[] = [];
-  const term = /(\w+):(<=|>=|<|>)?('([^']*)'|"([^"]*)"|[^\s()]+)|(\S+)/g;
-  for (const m of query.matchAll(term)) {
-    if (m[6] !== undefined) {
-      if (m[6].toUpperCase() === 'AND') continue;
-      throw new GraphQLError(`The Admin API stand-in does not support "${m[6]}" in an orders query (only field:value terms joined by AND).`);
-    }
-    const field = m[1]!.toLowerCase();
-    const op = m[2] ?? '';
-    const value = m[4] ?? m[5] ?? m[3]!;
-    switch (field) {
-      case 'created_at':
-      case 'updated_at': {
-        const limit = Date.parse(value);
-        if (Number.isNaN(limit)) throw new GraphQLError(`Invalid date in orders query: ${field}:${op}${value}`);
-        const key = field === 'created_at' ? 'createdAt' : 'updatedAt';
-        tests.push((o) => {
-          const t = Date.parse(o[key]);
-          switch (op) {
-            case '>':
-              return t > limit;
-            case '>=':
-              return t >= limit;
-            case '<':
-              return t < limit;
-            case '<=':
-              return t <= limit;
-            default:
-              return t === limit;
-          }
-        });
-        break;
-      }
-      case 'status': {
-        const status = value.toLowerCase();
-        if (status === 'any') break;
-        if (status === 'open') tests.push((o) => o.cancelledAt === null);
-        else if (status === 'cancelled') tests.push((o) => o.cancelledAt !== null);
-        else throw new GraphQLError(`The Admin API stand-in does not support status:${value} in an orders query.`);
-        break;
-      }
-      case 'name':
-        tests.push((o) => o.name === value || o.name === `#${value}`);
-        break;
-      case 'tag':
-        tests.push((o) => o.tags.some((t) => t.toLowerCase() === value.toLowerCase()));
-        break;
-      default:
-        throw new GraphQLError(`The Admin API stand-in does not support the search field "${field}" in an orders query.`);
-    }
-  }
-  return (o) => tests.every((t) => t(o));
 }
 
 export function payload<K extends string, T>(key: K, result: { ok: true; value: T } | { ok: false; userErrors: UserError[] }, view: (v: T) => unknown) {

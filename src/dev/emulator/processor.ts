@@ -1,13 +1,18 @@
 import type { Logger } from '../../logger.js';
-import { formatProblems, type SchemaProfile, type ShippingUpdate } from '../../print-service/schema.js';
-import type { CarrierService, EmulatorAccount } from './accounts.js';
+import { formatProblems, type SchemaProfile } from '../../print-service/schema.js';
 import { checkOrder } from './checks.js';
 import type { DeliveryService } from './deliveries.js';
 import type { FileFetcher } from './fetcher.js';
-import { apiErrors, isPlainObject } from './http.js';
+import { apiErrors } from './http.js';
 import { trackingNumberFor } from './ids.js';
+import { fetchFileProblems } from './order-files.js';
+import { applyShippingUpdate, carrierAtDispatch, shipmentsOf } from './shipments.js';
+import { ALLOWED, MAIN_LINE, type AdvanceTarget, type StageDelays } from './stages.js';
 import type { EmulatorStore, OrderStatus, ShipmentRecord, StoredOrder } from './store.js';
 import type { EventName } from './triggers.js';
+
+export { ADVANCE_TARGETS, DEFAULT_DELAYS, type AdvanceTarget, type StageDelays } from './stages.js';
+export { applyShippingUpdate, carrierAtDispatch, DEFAULT_CARRIER_CODE, shipmentsOf } from './shipments.js';
 
 /**
  * Asynchronous processing after a create, as DESIGN section 6 describes it:
@@ -20,35 +25,6 @@ import type { EventName } from './triggers.js';
  * never moves backwards; a cancelled order takes no further step (a file fetch in flight is ignored when it ends).
  */
 
-export interface StageDelays {
-  /** stored → Order Received or Order Submission Error */
-  receivedMs: number;
-  /** received → file fetching starts; Order Print Ready or Order Errored follows when the files are in */
-  printReadyMs: number;
-  /** print ready → first Shipment Shipped, and between two shipments */
-  shipMs: number;
-}
-
-export const DEFAULT_DELAYS: StageDelays = { receivedMs: 500, printReadyMs: 2000, shipMs: 3000 };
-
-export const ADVANCE_TARGETS = ['received', 'printready', 'shipped', 'errored', 'cancelled', 'submissionerror'] as const;
-export type AdvanceTarget = (typeof ADVANCE_TARGETS)[number];
-
-/** The carrier reported at dispatch when the account has no mapping for the alias (docs/emulator.md). */
-export const DEFAULT_CARRIER_CODE = 'royalmail';
-
-const ALLOWED: Record<OrderStatus, readonly OrderStatus[]> = {
-  submitted: ['received', 'submissionerror', 'cancelled'],
-  received: ['printready', 'errored', 'cancelled'],
-  printready: ['shipped', 'cancelled'],
-  errored: ['cancelled'],
-  shipped: [],
-  cancelled: [],
-  submissionerror: [],
-};
-
-const MAIN_LINE: Partial<Record<OrderStatus, number>> = { submitted: 0, received: 1, printready: 2, shipped: 3 };
-
 export interface ProcessorOptions {
   store: EmulatorStore;
   profile: SchemaProfile;
@@ -59,12 +35,6 @@ export interface ProcessorOptions {
   manual: boolean;
   now: () => Date;
   logger: Logger;
-}
-
-interface FileToFetch {
-  label: string;
-  url: string;
-  preflight: boolean;
 }
 
 export class Processor {
@@ -226,19 +196,9 @@ export class Processor {
   }
 
   private async fetchFiles(order: StoredOrder): Promise<void> {
-    const { fetcher } = this.options;
-    const files = filesOf(order);
-    const results = await Promise.all(
-      files.map(async (file) => {
-        const fetched = await fetcher.fetch(file.url);
-        if (!fetched.ok) return `${file.label}: could not fetch ${file.url}: ${fetched.problem}`;
-        const preflight = file.preflight ? fetcher.preflight(file.url, fetched) : undefined;
-        return preflight ? `${file.label}: ${preflight}` : undefined;
-      }),
-    );
+    const errors = await fetchFileProblems(this.options.fetcher, order);
     // Cancelled, or forgotten by a reset, while the files were coming in.
     if (order.record.status !== 'received' || this.options.store.get(order.record._id) !== order) return;
-    const errors = results.filter((r): r is string => r !== undefined);
     if (errors.length > 0) {
       this.failFiles(order, errors);
       return;
@@ -336,58 +296,4 @@ export class Processor {
     if (order.timer) clearTimeout(order.timer);
     order.timer = undefined;
   }
-}
-
-export function shipmentsOf(order: StoredOrder): ShipmentRecord[] {
-  const shipments = order.record.orderData.shipments;
-  // Before the checks pass, the document is the raw submission and its shipments are not yet the service's.
-  if (order.record.status === 'submitted' || order.record.status === 'submissionerror') return [];
-  return Array.isArray(shipments) ? (shipments as ShipmentRecord[]) : [];
-}
-
-function filesOf(order: StoredOrder): FileToFetch[] {
-  const files: FileToFetch[] = [];
-  const { orderData } = order.record;
-  const items = Array.isArray(orderData.items) ? orderData.items : [];
-  items.forEach((item, i) => {
-    if (!isPlainObject(item) || !Array.isArray(item.components)) return;
-    item.components.forEach((c, j) => {
-      if (!isPlainObject(c) || c.fetch !== true || typeof c.path !== 'string') return;
-      files.push({ label: `orderData.items[${i}].components[${j}] (${String(c.code)})`, url: c.path, preflight: c.preflight === true });
-    });
-  });
-  shipmentsOf(order).forEach((shipment, k) => {
-    const attachments = Array.isArray(shipment.attachments) ? shipment.attachments : [];
-    attachments.forEach((a, m) => {
-      if (isPlainObject(a) && typeof a.path === 'string') {
-        files.push({ label: `orderData.shipments[${k}].attachments[${m}]`, url: a.path, preflight: false });
-      }
-    });
-  });
-  return files;
-}
-
-/** Update shipping: a new address replaces the old one; a carrier keeps the shipment's alias beside its code. */
-export function applyShippingUpdate(shipment: Record<string, unknown>, update: ShippingUpdate): void {
-  if (update.shipTo) shipment.shipTo = update.shipTo;
-  if (update.carrier) {
-    const alias = isPlainObject(shipment.carrier) ? shipment.carrier.alias : undefined;
-    shipment.carrier = { ...(typeof alias === 'string' ? { alias } : {}), ...update.carrier };
-  }
-  if (update.trackingNumber !== undefined) shipment.trackingNumber = update.trackingNumber;
-}
-
-/**
- * The carrier reported at dispatch: one amended through update shipping (it has a code) stays; otherwise the alias
- * maps through the account's `carriers`, or to `royalmail` with the alias as the service.
- */
-export function carrierAtDispatch(
-  account: EmulatorAccount,
-  current: ShipmentRecord['carrier'],
-): { alias?: string; code: string; service: string } {
-  const alias = current?.alias;
-  if (current?.code) return { ...(alias ? { alias } : {}), code: current.code, service: current.service ?? alias ?? 'standard' };
-  const mapped: CarrierService | undefined = alias ? account.carriers?.get(alias) : undefined;
-  if (mapped) return { alias, code: mapped.code, service: mapped.service };
-  return { ...(alias ? { alias } : {}), code: DEFAULT_CARRIER_CODE, service: alias ?? 'standard' };
 }

@@ -1,0 +1,65 @@
+import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
+import type { OrderLink, Problem } from '../orders/model.js';
+import type { SubmitSettings } from './ports.js';
+import type { ReexamineDeps, ReexamineVerdict } from './waiting-orders.js';
+import { hasProblem, RELEASED_KINDS } from './waiting-problems.js';
+
+/**
+ * The moves reexamineOrder (waiting-orders.ts) makes on an order: schedule its submission, release it for submission
+ * now, or make it wait. Each is a compare-and-set on the order, so a second run (or a retry) moves it once.
+ */
+
+export async function schedule(deps: ReexamineDeps, link: OrderLink, settings: SubmitSettings, arrived: string, cause: string, why: string): Promise<ReexamineVerdict> {
+  const now = deps.clock().getTime();
+  // The hold window runs from the topic's arrival: edits and cancellations since then have already been received.
+  const submitAt = new Date(Math.max(now, Date.parse(arrived) + settings.holdMinutes * 60_000)).toISOString();
+  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
+    if (!c || (c.status !== 'pending' && c.status !== 'waiting') || c.submitAfter) return undefined;
+    return {
+      link: { ...clearProblems(settleIn(c, 'pending', deps.clock().toISOString()).link, (p) => RELEASED_KINDS.has(p.kind)), submitAfter: submitAt },
+      history: [{ event: 'submission scheduled', source: 'worker', status: c.status === 'pending' ? undefined : 'pending', detail: `${cause}: ${why}; submission at ${submitAt}` }],
+    };
+  });
+  if (!updated || updated.status !== 'pending' || !updated.submitAfter) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
+  // Generation: the version that set submitAfter, so a retry of this run queues the same job.
+  await deps.scheduler.submit(link.shop, link.orderId, Math.max(0, Date.parse(updated.submitAfter) - now), updated.version);
+  if (link.status === 'waiting') await syncIfConnected(deps, link.shop, link.orderId, await deps.connections.isConnected(link.shop));
+  return { kind: 'scheduled', message: `${link.orderName ?? link.orderId} is queued for submission at ${updated.submitAfter}.`, submitAt: updated.submitAfter };
+}
+
+/**
+ * An order that was due is due again: its blocking problems go, and a submit job is queued now. The job maps the
+ * order again and records whatever still holds it back.
+ */
+export async function release(deps: ReexamineDeps, link: OrderLink, cause: string, why: string): Promise<ReexamineVerdict> {
+  const at = deps.clock().toISOString();
+  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) => {
+    if (!c || !['waiting', 'held', 'error'].includes(c.status)) return undefined;
+    const problems = c.problems.filter((p) => !RELEASED_KINDS.has(p.kind));
+    if (problems.length === c.problems.length && c.status !== 'waiting') return undefined;
+    return {
+      link: { ...c, problems, ...(c.status === 'waiting' ? { ...moveTo(c, 'pending', at).link, problems, submitAfter: at } : {}) },
+      history: [{ event: 'released for submission', source: 'worker', status: c.status === 'waiting' ? 'pending' : undefined, detail: `${cause}: ${why}; submitting now` }],
+    };
+  });
+  if (!updated || !['pending', 'held', 'error'].includes(updated.status)) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
+  await deps.scheduler.submit(link.shop, link.orderId, 0, updated.version);
+  return { kind: 'released', message: `${link.orderName ?? link.orderId} was released for submission (${why}).` };
+}
+
+export async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, problem: Problem, cause: string): Promise<ReexamineVerdict> {
+  await deps.store.update(link.shop, link.orderId, (c) =>
+    c && (c.status === 'pending' || c.status === 'waiting') && !hasProblem(c, problem.kind)
+      ? {
+          link: replaceProblems(settleIn(c, 'waiting', problem.at).link, ofKind(problem.kind), [problem]),
+          history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: c.status === 'waiting' ? undefined : 'waiting', detail: `${cause}: ${problem.message}` }],
+        }
+      : undefined,
+  );
+  return { kind: 'waiting', message: `${link.orderName ?? link.orderId}: ${problem.message}` };
+}
+
+export async function syncIfConnected(deps: Pick<ReexamineDeps, 'scheduler'>, shop: string, orderId: string, connected: boolean): Promise<void> {
+  // Tags need the Admin API: a sync for a store the app cannot reach would only fail.
+  if (connected) await deps.scheduler.syncShopify(shop, orderId);
+}
