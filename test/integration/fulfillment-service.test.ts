@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { chooseFulfillmentMode, type FulfillmentModeDeps } from '../../src/shops/fulfillment-mode.js';
+import { jobId } from '../../src/queue/queues.js';
 import { type Harness, emulatorOrders, HARNESS_ENCRYPTION_KEY, orderBody, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 import { runCliInProcess } from '../helpers/run-cli.js';
@@ -202,7 +203,10 @@ describe('fulfillment-service mode (issue 25)', () => {
     const raw = JSON.stringify({ id: 1, domain: SHOP });
     const res = await fetch(`${h.runtime.url}/webhooks`, { method: 'POST', body: raw, headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'app/uninstalled', shop: SHOP, webhookId: 'uninstall-fs' }) });
     expect(res.status).toBe(200);
-    await waitFor(async () => (await h.runtime.shopSettings.get(SHOP)).fulfillment === 'merchant', { what: 'merchant mode after uninstall' });
+    // The uninstall forgets the service and deletes the store's sessions at once: the whole job is waited for, or the
+    // session added below could be stored before the job's deletion runs (and be deleted by it).
+    await waitFor(async () => (await h.runtime.queues.webhooks.getJob(jobId('wh', 'uninstall-fs')))?.finishedOn, { what: 'the uninstall job done' });
+    expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('merchant');
     h.standIn.removeFulfillmentServices(SHOP);
     await h.runtime.sessions.addCustomAppToken(SHOP, SHOP_TOKEN, h.config.SHOPIFY_SCOPES);
     const again = await chooseFulfillmentMode(modeDeps, SHOP, 'service');
