@@ -224,14 +224,17 @@ describe('two submit jobs of one order at once (a release and a Retry)', () => {
     const body = shopifyOrderBody();
     await handleWebhook(deps, job('orders/paid', body));
     const create = deps.printService.create.bind(deps.printService);
+    // The create is held until the other job has had its answer (not for a set time): the creating job holds the
+    // order all that while, whichever of the two it is. It cannot itself settle before its create, so the first of
+    // the two to settle is the other one.
+    let otherAnswered: Promise<unknown> = Promise.resolve();
     deps.printService.create = async (order) => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await otherAnswered;
       return create(order);
     };
-    const [first, second] = await Promise.allSettled([
-      submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id),
-      submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id),
-    ]);
+    const runs = [submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id), submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)] as const;
+    otherAnswered = Promise.race(runs.map((run) => run.then(() => undefined, () => undefined)));
+    const [first, second] = await Promise.allSettled(runs);
     const outcomes = [first, second].map((r) => (r.status === 'fulfilled' ? r.value.kind : (r.reason as Error).name));
     expect(outcomes.sort()).toEqual(['OrderBusyError', 'submitted']);
     // The busy job runs again later and finds the order submitted.
