@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobId } from '../../src/queue/queues.js';
 import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail } from '../admin/helpers.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
 import { runBin } from '../helpers/run-cli.js';
@@ -122,8 +123,11 @@ describe('orders of a store that is not connected', () => {
 
   it('holds back the orders of an uninstalled store until it is installed again', async () => {
     const uninstall = { id: 1, name: 'Acme', domain: SHOP, myshopify_domain: SHOP };
-    expect((await h.sendWebhook('app/uninstalled', uninstall)).status).toBe(200);
-    await waitFor(async () => !(await h.runtime.sessions.accessToken(SHOP)), { what: 'the session to be removed' });
+    expect((await h.sendWebhook('app/uninstalled', uninstall, 'uninstall-waiting')).status).toBe(200);
+    // The uninstall drops the store's pending jobs while it deletes the session: the whole job is waited for, or the
+    // order's webhook job below could be queued before the drop reaches the webhooks queue (and be dropped).
+    await waitFor(async () => (await h.runtime.queues.webhooks.getJob(jobId('wh', 'uninstall-waiting')))?.finishedOn, { what: 'the uninstall job done' });
+    expect(await h.runtime.sessions.accessToken(SHOP)).toBeUndefined();
 
     const body = orderBody([{ sku: 'PRINT-A4' }]);
     h.standIn.seedOrder(SHOP, body);
