@@ -58,9 +58,13 @@ describe('personal data in queues and after redaction', () => {
     expect((await send('customers/redact', redact)).status).toBe(200);
     await waitFor(async () => (await h.runtime.store.getOrderBody(SHOP, body.admin_graphql_api_id)) === undefined, { what: 'the order body redacted' });
     await waitFor(async () => (await h.runtime.store.webhookBodies().get(SHOP, 'pending-update')) === undefined, { what: 'the pending body redacted' });
-    expect(JSON.stringify(await h.runtime.store.getDataRequest(SHOP, '77'))).not.toContain('Piotrkowska');
-    const { entries } = await h.runtime.store.listUnreadablePostbacks({ limit: 1000 });
-    expect(entries.filter((e) => e.body.includes(link.sourceOrderId!))).toEqual([]);
+    // The kept bodies, the reports and the unreadable postbacks are redacted at once (in no set order): each is
+    // waited for, not read right after another.
+    await waitFor(async () => !JSON.stringify(await h.runtime.store.getDataRequest(SHOP, '77')).includes('Piotrkowska'), { what: 'the data-request report redacted' });
+    await waitFor(async () => {
+      const { entries } = await h.runtime.store.listUnreadablePostbacks({ limit: 1000 });
+      return entries.every((e) => !e.body.includes(link.sourceOrderId!));
+    }, { what: 'the unreadable postback naming the order removed' });
     const jobs = await h.runtime.queues.webhooks.getJobs(['completed', 'waiting', 'active', 'delayed', 'failed']);
     expect(JSON.stringify(jobs.map((j) => j.data))).not.toContain('Piotrkowska');
   });
@@ -74,6 +78,7 @@ describe('personal data in queues and after redaction', () => {
     expect((await send('shop/redact', JSON.stringify({ shop_id: 1, shop_domain: SHOP }))).status).toBe(200);
     await waitFor(async () => (await h.runtime.store.orderIdsOfShop(SHOP)).length === 0, { what: 'every order of the store deleted' });
     await waitFor(async () => (await h.runtime.store.webhookBodies().get(SHOP, 'pending-2')) === undefined, { what: 'kept bodies deleted' });
-    expect(await h.runtime.store.getDataRequest(SHOP, '77')).toBeUndefined();
+    // Deleted with the kept bodies, at once and in no set order: waited for too.
+    await waitFor(async () => (await h.runtime.store.getDataRequest(SHOP, '77')) === undefined, { what: "the store's data-request reports deleted" });
   });
 });
