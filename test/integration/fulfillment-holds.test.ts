@@ -68,6 +68,9 @@ describe('fulfillment orders Shopify holds', () => {
     expect(fulfillment.lineItems.map((l) => l.quantity)).toEqual([2]);
     expect(fulfillment.notifyCustomer).toBe(true);
     expect(order.displayFulfillmentStatus).toBe('FULFILLED');
+    // The stand-in records the app's answer to the release webhook when it reads it, which may come after the worker
+    // (or a re-check) made the fulfillment: the delivery's answer is waited for.
+    await h.standIn.webhooksSettled();
     expect(h.standIn.sentWebhooks().filter((w) => w.topic === 'fulfillment_orders/hold_released').at(-1)?.status).toBe(200);
 
     const done = await waitFor(async () => {
