@@ -44,10 +44,12 @@ describe('full loop', () => {
     expect(order.tags).toEqual(expect.arrayContaining(['print-bridge:submitted', 'print-bridge:shipped']));
     expect(order.tags).not.toContain('print-bridge:print-ready');
 
+    // The order is recorded shipped before each fulfillment is made in Shopify and recorded on it: the fulfillments
+    // recorded are waited for with the status, not read right after it.
     const link = await waitFor(async () => {
       const l = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
-      return l?.status === 'shipped' && l;
-    });
+      return l?.status === 'shipped' && l.shipments.every((s) => s.fulfillmentId) && l;
+    }, { what: 'the order shipped with both fulfillments recorded' });
     expect(link.shipments.map((s) => Boolean(s.fulfillmentId))).toEqual([true, true]);
     const history = (await h.runtime.store.history(SHOP, body.admin_graphql_api_id)).map((e) => e.event).reverse();
     expect(history.indexOf('submitted')).toBeLessThan(history.findIndex((e) => /print.?ready/i.test(e)));
