@@ -127,7 +127,10 @@ describe('stores on print accounts of their own', () => {
     }, { timeoutMs: 30_000, what: "store B's order shipped" });
     expect(emulatorOrders(h.emulator, linkA.sourceOrderId!).map((o) => o.account.name)).toEqual(['brand-a']);
     expect(emulatorOrders(h.emulator, linkB.sourceOrderId!).map((o) => o.account.name)).toEqual(['brand-b']);
-    // Every trigger delivery reached print-bridge on its store's own address and was accepted.
+    // Every trigger delivery reached print-bridge on its store's own address and was accepted. The emulator marks a
+    // delivery delivered when it reads the app's answer, which may come after the worker applied the event: every
+    // delivery's answer is waited for.
+    await h.emulator.deliveries.idle();
     const deliveries = (await (await fetch(`${h.emulator.hooksUrl}/deliveries?orderId=${linkB.printOrderId}`)).json()) as { data: { url: string; state: string }[] };
     expect(deliveries.data.length).toBeGreaterThanOrEqual(3);
     expect(deliveries.data.every((d) => d.url.endsWith(`/postbacks/${tokens[STORE_B]}`) && d.state === 'delivered')).toBe(true);
