@@ -125,7 +125,10 @@ describe('postbacks end to end: emulator triggers → route → queue → worker
       ]),
     );
 
-    // Every trigger delivery passed the token and the basic auth on the first attempt.
+    // Every trigger delivery passed the token and the basic auth on the first attempt. The emulator marks a delivery
+    // delivered when it reads the route's answer, which may come after the worker applied the event: every delivery's
+    // answer is waited for.
+    await h.emulator.deliveries.idle();
     const deliveries = (await (await fetch(`${h.emulator.hooksUrl}/deliveries?orderId=${first.printOrderId}`)).json()) as { data: { state: string; event: string; attempts: { status?: number }[] }[] };
     expect(deliveries.data.map((d) => d.event).sort()).toEqual(['Order Print Ready', 'Order Received', 'Shipment Shipped', 'Shipment Shipped']);
     expect(deliveries.data.every((d) => d.state === 'delivered' && d.attempts.length === 1 && d.attempts[0]!.status === 202)).toBe(true);
