@@ -361,7 +361,8 @@ describe('applying events, case by case (postbacks posted to the route)', () => 
     const t = await h.createOrder(16, { create: false });
     await h.store.update(SHOP, t.orderId, (c) => (c ? { link: { ...c, cancelRequested: { at: new Date().toISOString(), by: 'shopify' } } } : undefined));
     expect((await h.post(`{"event":"Order Cancelled","sourceOrderId":"${t.sourceOrderId}"}`)).status).toBe(202);
-    const order = await waitForShopify(t.orderId, (o) => statusOf(o) === 'cancelled');
+    // The status is shown by a sync job and the note by the event's job, in no set order: both are waited for.
+    const order = await waitForShopify(t.orderId, (o) => statusOf(o) === 'cancelled' && o.note !== null);
     expect(order.note).toBe(`print-bridge: the print service confirmed the cancellation of ${t.sourceOrderId}.`);
     expect((await h.store.get(SHOP, t.orderId))!.cancelRequested?.by).toBe('shopify');
   });
