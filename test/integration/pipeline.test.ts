@@ -126,6 +126,12 @@ describe('metrics', () => {
     await h.sendWebhook('orders/paid', body);
     await h.sendWebhook('orders/paid', 'not json');
     await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'));
+    // The tag is in Shopify before the app counts the call that wrote it, and the sync job that wrote it was queued by
+    // the submit job, which may be counted as completed after it ran: both counts are waited for.
+    await waitFor(async () => {
+      const text = await (await fetch(`${h.runtime.url}/metrics`, { headers: metricsHeaders })).text();
+      return /^print_bridge_jobs_total\{queue="orders",name="submit",outcome="completed"\} 1$/m.test(text) && /^print_bridge_shopify_calls_total\{operation="showStatus",outcome="ok"\} [1-9]/m.test(text);
+    }, { what: 'the submit job and the status shown counted' });
     const res = await fetch(`${h.runtime.url}/metrics`, { headers: metricsHeaders });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
