@@ -56,9 +56,10 @@ export class AofRedis {
     await exited;
   }
 
-  /** Down for `downMs`, then back with the same data. */
-  async restart(downMs = 1_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  /** Down for `downMs`, then back with the same data. `onDown` is called once the server has exited. */
+  async restart(downMs = 1_000, signal: NodeJS.Signals = 'SIGTERM', onDown?: () => void): Promise<void> {
     await this.stop(signal);
+    onDown?.();
     await sleep(downMs);
     await this.launch();
   }

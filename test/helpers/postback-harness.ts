@@ -239,9 +239,10 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   async function drained(timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const counts = await Promise.all(
-        [queues.events, queues.shopify].map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')),
-      );
+      // The events queue first, then the Shopify queue: an event job queues its sync before it finishes, so a sync
+      // queued by any event job counted as done is already there when the second count is read.
+      const counts = [];
+      for (const queue of [queues.events, queues.shopify]) counts.push(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'));
       if (counts.every((c) => Object.values(c).every((n) => n === 0))) return;
       await sleep(25);
     }

@@ -26,9 +26,14 @@ describe('a Redis restart in the middle of a burst', () => {
     let refused = 0;
     let accepted = 0;
     let restart: Promise<void> | undefined;
+    // Once the restart is asked for, no lane sends until Redis is down: otherwise every remaining send could be
+    // accepted before the server exits, and the outage would test nothing.
+    let markDown = (): void => undefined;
+    const down = new Promise<void>((resolve) => (markDown = resolve));
     await Promise.all(
       Array.from({ length: 5 }, async (_, lane) => {
         for (let i = lane; i < bodies.length; i += 5) {
+          if (restart) await down;
           for (;;) {
             const answer = await h.sendWebhook('orders/paid', bodies[i]!).catch(() => undefined);
             if (answer?.status === 200) break;
@@ -37,7 +42,7 @@ describe('a Redis restart in the middle of a burst', () => {
             await sleep(100);
           }
           accepted += 1;
-          if (accepted === 12) restart = redis.restart(800);
+          if (accepted === 12) restart = redis.restart(800, 'SIGTERM', markDown);
         }
       }),
     );
