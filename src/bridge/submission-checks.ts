@@ -63,8 +63,8 @@ export async function confirmOrderOfShop(deps: BridgeDeps, link: OrderLink, crea
  */
 export async function refuseOrderNotInShop(deps: BridgeDeps, link: OrderLink): Promise<SubmitShopifyOutcome> {
   const reason = `${link.shop}'s Shopify admin has no order ${link.orderId}: the webhook was not this store's (a signed body of another store re-sent with this store's domain). Nothing was sent to the printer and the body was not kept.`;
-  // The body goes first, so an order shown as refused never still holds it (a re-run deletes nothing twice and
-  // refuses again: the store still has no such order).
+  // The body goes first, so an order shown as refused never still holds it (a re-run refuses again: the store still
+  // has no such order), and again after, for a delivery of the same order that kept its body in between.
   await deps.store.deleteOrderBody(link.shop, link.orderId);
   await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current || current.notInShopAt) return undefined;
@@ -75,6 +75,7 @@ export async function refuseOrderNotInShop(deps: BridgeDeps, link: OrderLink): P
       history: [{ event: 'refused: not an order of this store', source: 'worker', status: moved ? 'not-printed' : undefined, detail: reason }],
     };
   });
+  await deps.store.deleteOrderBody(link.shop, link.orderId);
   deps.logger.warn({ shop: link.shop, orderId: link.orderId }, 'order webhook for an order the store does not have (replayed under another store\'s domain?); refused, nothing sent');
   return { kind: 'not-printed', reason };
 }
