@@ -42,7 +42,11 @@ describe.skipIf(!existsSync(CHROMIUM))('App Bridge modals, save bars and toasts'
     page.on('request', (r) => {
       if (r.method() === 'POST' && r.url().startsWith(h.runtime.url!)) posts.push(new URL(r.url()).pathname);
     });
+    // Every form submission of every page, counted before the embedded script's own handler sees it: a modal's "Keep"
+    // that sent its form would dispatch a submit event within the click (the POST follows later, after a token).
+    await page.addInitScript(`window.__submits = 0; document.addEventListener('submit', () => { window.__submits += 1; }, true);`);
   }, 60_000);
+  const submits = async () => Number(await page.evaluate('window.__submits'));
   afterAll(async () => {
     await browser?.close();
     await h?.close();
@@ -55,13 +59,18 @@ describe.skipIf(!existsSync(CHROMIUM))('App Bridge modals, save bars and toasts'
     expect(await page.locator('main').innerText()).not.toContain('This cannot be undone');
     await page.getByRole('button', { name: 'Cancel order' }).click();
     await modal().waitFor();
+    // The counter saw the submission that asked (the modal shows instead of a POST).
+    const submitted = await submits();
+    expect(submitted).toBeGreaterThan(0);
     expect(await modal().getAttribute('aria-label')).toBe(`Cancel order ${order.name}`);
     expect(await modal().innerText()).toMatch(/asks the print service to cancel this order[\s\S]*cannot be undone/);
     await page.screenshot({ path: join(SHOTS, 'app-bridge-cancel-modal.png'), fullPage: true });
 
     await modal().getByRole('button', { name: 'Keep' }).click();
+    // The embedded script handles "Keep" within the click, the modal's removal included: once it is gone, a form it
+    // sent would have been submitted already. None was, so no POST can follow.
     await modal().waitFor({ state: 'detached' });
-    await page.waitForTimeout(300);
+    expect(await submits()).toBe(submitted);
     expect(posts.filter((p) => p.endsWith('/cancel'))).toEqual([]);
     const kept = (await h.runtime.store.get(SHOP, order.admin_graphql_api_id))!;
     expect(kept.status).toBe('submitted');
@@ -115,11 +124,14 @@ describe.skipIf(!existsSync(CHROMIUM))('App Bridge modals, save bars and toasts'
     expect(await page.locator('#postback').getByRole('checkbox').isVisible()).toBe(false);
     await page.getByRole('button', { name: 'New address' }).click();
     await modal().waitFor();
+    const asked = await submits();
+    expect(asked).toBeGreaterThan(0);
     expect(await modal().innerText()).toContain('keeps working for 24 hours only');
     await page.screenshot({ path: join(SHOTS, 'app-bridge-rotate-modal.png'), fullPage: true });
     await modal().getByRole('button', { name: 'Cancel' }).click();
+    // As "Keep" above: handled within the click; no form submitted, so no POST can follow.
     await modal().waitFor({ state: 'detached' });
-    await page.waitForTimeout(300);
+    expect(await submits()).toBe(asked);
     expect(posts.filter((p) => p.endsWith('/postback/rotate'))).toEqual([]);
     await page.getByRole('button', { name: 'New address' }).click();
     await modal().getByRole('button', { name: 'Issue a new address' }).click();

@@ -102,7 +102,8 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
     await page.screenshot({ path: join(SHOTS, 'admin-problems-waiting.png'), fullPage: true });
     // Retry looks again now: still not connected, so it says what the order waits for.
     await section.getByRole('button', { name: 'Retry' }).first().click();
-    await page.getByText('Connect the store').first().waitFor();
+    // The answer's message (the waiting order's reason on the page says "Connect the store" too, before any answer).
+    await page.locator('#flash', { hasText: 'Connect the store' }).waitFor();
     expect((await h.runtime.store.get(UNCONNECTED, waiting.admin_graphql_api_id))?.status).toBe('waiting');
   });
 
@@ -149,6 +150,8 @@ describe.skipIf(!hasChromium)('admin pages in a browser', () => {
     await page.getByText('orders').first().waitFor({ timeout: 10_000 });
     // The sidebar and, once the overview has loaded, its queue card both link to the queue.
     await page.getByRole('link', { name: 'orders', exact: true }).first().click();
+    // The overview's queue cards say "completed" too: the queue's own page is the one at its address.
+    await page.waitForURL((url) => url.pathname.endsWith('/queue/orders'));
     await page.getByText(/completed/i).first().waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(SHOTS, 'admin-queues.png') });
   });

@@ -67,6 +67,9 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     // The search is a Polaris search field in a GET form; the script sends it with a fresh token.
     await nav.getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
+    // The heading is drawn while the page is parsed, the embedded script (deferred) runs after: the page's load says
+    // it has, or the form would be sent by the browser itself (and bounce for a token).
+    await page.waitForLoadState('load');
     await page.getByLabel('Order, sourceOrderId or print _id').fill('no-such-order');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((url) => url.searchParams.get('q') === 'no-such-order');
@@ -79,6 +82,8 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     const bounces = requests.filter((r) => new URL(r.url).pathname === '/auth/session-token').length;
     await page.getByRole('link', { name: order.name, exact: true }).click();
     await page.getByRole('heading', { name: `Order ${order.name}` }).waitFor();
+    // The embedded script must be running before its Cancel order is pressed (a native POST has no bearer token).
+    await page.waitForLoadState('load');
     expect(requests.filter((r) => new URL(r.url).pathname === '/auth/session-token').length).toBe(bounces);
     expect(await page.locator('main').innerText()).toMatch(/submitted/);
     await page.screenshot({ path: join(SHOTS, 'embedded-order.png'), fullPage: true });
@@ -98,6 +103,8 @@ describe.skipIf(!hasChromium)('the embedded app in a browser', () => {
     // A form whose answer is a page: the mapping preview replaces the page's content.
     await nav.getByRole('link', { name: 'Mappings' }).click();
     await page.getByRole('heading', { name: 'Mappings', exact: true }).waitFor();
+    // As above: the preview is sent by the embedded script, which runs once the page is parsed.
+    await page.waitForLoadState('load');
     await page.getByLabel('Shopify order id').fill(order.admin_graphql_api_id);
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.locator('#preview-result').waitFor();

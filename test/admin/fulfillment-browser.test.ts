@@ -27,7 +27,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the fulfillment mode on the Settings pag
     h.runtime.fulfillmentMode.appUrl = h.runtime.url!;
     h.standIn.setAutomaticFulfillmentRequests(false);
     ({ browser, page } = await embeddedPage({ appUrl: h.runtime.url!, shop: SHOP, apiSecret: SHOPIFY_SECRET }));
+    // Every form submission of every page, counted before the embedded script's own handler sees it: a modal's "Cancel"
+    // that sent its form would dispatch a submit event within the click (the POST follows later, after a token).
+    await page.addInitScript(`window.__submits = 0; document.addEventListener('submit', () => { window.__submits += 1; }, true);`);
   }, 60_000);
+  const submits = async () => Number(await page.evaluate('window.__submits'));
   afterAll(async () => {
     await browser?.close();
     await h?.close();
@@ -52,9 +56,15 @@ describe.skipIf(!existsSync(CHROMIUM))('the fulfillment mode on the Settings pag
     expect(await section().getByRole('checkbox').isVisible()).toBe(false);
     const modal = page.locator('[data-admin="modal"]');
     await back.click();
+    await modal.waitFor();
+    // The counter saw the submission that asked (the modal shows instead of a POST).
+    const asked = await submits();
+    expect(asked).toBeGreaterThan(0);
     await modal.getByRole('button', { name: 'Cancel' }).click();
+    // The embedded script handles "Cancel" within the click, the modal's removal included: once it is gone, a form it
+    // sent would have been submitted already. None was, so nothing can reach the app after this read.
     await modal.waitFor({ state: 'detached' });
-    await page.waitForTimeout(300);
+    expect(await submits()).toBe(asked);
     expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('service');
 
     await back.click();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAccounts } from '../../src/dev/emulator/accounts.js';
 import { signSessionToken } from '../../src/dev/admin-stand-in/index.js';
 import { CHROMIUM, embeddedPage } from '../helpers/embedded-page.js';
-import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor, waitForIdle } from '../helpers/harness.js';
 
 /**
  * Issue 16 in a browser, inside the Shopify admin as a merchant sees it: the Settings page (connect the store's own
@@ -89,6 +89,8 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     // An order in test mode: checked by the print service, created nowhere.
     const tested = await sendOrder('PRINT-T1');
     await waitFor(async () => (await h.runtime.store.get(SHOP, tested.admin_graphql_api_id))?.testRun?.valid === true, { what: 'the validated test order' });
+    // Every job of the order has run (the test run is recorded before its job ends): nothing more can be created.
+    await waitForIdle(h, { what: 'every job of the test order done' });
     expect(h.emulator.store.all()).toEqual([]);
     // The order page shows what would have been sent, and the way to go live.
     await open(`/admin/orders/${SHOP}/${tested.admin_graphql_api_id.split('/').pop()}`);
@@ -108,6 +110,8 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     await toast('Your store is live').waitFor();
     // The test order goes out now, once, on the merchant's own account.
     expect(await printedSku(tested)).toEqual({ account: 'merchant-brand', sku: 'PRINT-T1' });
+    // Once: counted when every job going live queued has run, not right after the first create.
+    await waitForIdle(h, { what: 'every job of going live done' });
     expect(emulatorOrders(h.emulator, (await h.runtime.store.get(SHOP, tested.admin_graphql_api_id))!.sourceOrderId!)).toHaveLength(1);
   }, 60_000);
 
@@ -161,6 +165,9 @@ describe.skipIf(!existsSync(CHROMIUM))("a merchant's own set-up in the browser",
     expect(diff).toMatch(/\+ .*ED2-/);
     await page.screenshot({ path: join(SHOTS, 'editor-diff.png'), fullPage: true });
     await page.getByRole('link', { name: 'Back to the editor' }).click();
+    // The editor loaded, its deferred embedded script run (the rollback is sent by it, with a token): the button alone
+    // is there while the page is still parsed.
+    await page.waitForURL((url) => url.pathname === '/admin/mappings/editor');
     await page.getByRole('button', { name: 'Use version 1 again' }).click();
     await toast('Version 1 is your mapping again').waitFor();
     expect(await page.locator('[data-version="1"]').innerText()).toContain('current');

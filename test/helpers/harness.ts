@@ -187,6 +187,27 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${options.what ?? 'a condition'} (last: ${JSON.stringify(last)})`);
 }
 
+/**
+ * Waits until the app's pipeline has no work left: no waiting, active, delayed, prioritized or waiting-children job in
+ * the webhooks, orders, events and Shopify queues. The queues are read one after another in the order work flows
+ * (a webhook job queues its order job, an order or event job its Shopify jobs, each before it finishes), so a job
+ * queued by one counted as done is already there when its queue is read. The maintenance queue is left out: its
+ * schedule always holds a delayed job. What a test checks "did not happen" after this had its chance to happen.
+ */
+export async function waitForIdle(h: Pick<Harness, 'runtime'>, options: { timeoutMs?: number; what?: string } = {}): Promise<void> {
+  const { webhooks, orders, events, shopify } = h.runtime.queues;
+  let last: Record<string, Record<string, number>> = {};
+  await waitFor(async () => {
+    last = {};
+    for (const queue of [webhooks, orders, events, shopify]) {
+      last[queue.name] = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+    }
+    return Object.values(last).every((c) => Object.values(c).every((n) => n === 0));
+  }, { timeoutMs: options.timeoutMs, what: options.what ?? 'the webhooks, orders, events and Shopify queues to drain' }).catch((error: Error) => {
+    throw new Error(`${error.message}; job counts: ${JSON.stringify(last)}`);
+  });
+}
+
 let counter = 0;
 /** A Shopify orders/paid webhook body (REST JSON) written for these tests; ids above 2^53 where Shopify has them. */
 export function orderBody(lines: { sku: string | null; quantity?: number; vendor?: string; title?: string }[] = [{ sku: 'PRINT-A5' }], overrides: Record<string, unknown> = {}) {

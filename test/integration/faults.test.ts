@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/run-cli.js';
-import { type Harness, orderBody, SHOP, startHarness, waitFor } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, startHarness, waitFor, waitForIdle } from '../helpers/harness.js';
 
 /** Every sourceOrderId the emulator holds, with how many creates it stored for each. */
 function creates(h: Harness): Map<string, number> {
@@ -59,7 +58,9 @@ describe('pipeline under faults', () => {
     const second = startWorkerProcess(h);
     children.push(second);
     await waitFor(() => creates(h!).size === 200, { timeoutMs: 60_000, intervalMs: 200, what: 'all 200 orders at the printer' });
-    await sleep(500);
+    // Every job is done, the killed worker's stalled ones too (they stay active until the second worker takes them
+    // again): a duplicate create from one of them would be at the printer now.
+    await waitForIdle(h, { timeoutMs: 60_000, what: 'every job done, the stalled ones included' });
     const counts = creates(h);
     expect([...counts.keys()].sort()).toEqual([...expected].sort());
     expect([...counts.values()].filter((n) => n > 1)).toEqual([]);

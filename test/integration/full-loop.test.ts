@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { parseTriggers } from '../../src/dev/emulator/triggers.js';
-import { type Harness, orderBody, SHOP, startHarness, waitFor, metricsHeaders } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, startHarness, waitFor, waitForIdle, metricsHeaders } from '../helpers/harness.js';
 
 /**
  * The whole loop through the real app: a Shopify webhook becomes a print order at the emulator, whose triggers (the
@@ -54,8 +54,11 @@ describe('full loop', () => {
     const history = (await h.runtime.store.history(SHOP, body.admin_graphql_api_id)).map((e) => e.event).reverse();
     expect(history.indexOf('submitted')).toBeLessThan(history.findIndex((e) => /print.?ready/i.test(e)));
 
-    // The emulator retries nothing and the app repeats nothing: still two fulfillments after the dust settles.
-    await new Promise((r) => setTimeout(r, 500));
+    // The emulator retries nothing and the app repeats nothing: still two fulfillments after the dust settles. The
+    // order is shipped (the emulator emits nothing after that): once every delivery is answered (the app queues an
+    // event before answering) and every job those events queued has run, nothing more can come.
+    await h.emulator.deliveries.idle();
+    await waitForIdle(h, { what: 'every event and status sync done' });
     expect(h.standIn.getOrder(SHOP, body.admin_graphql_api_id)!.fulfillments).toHaveLength(2);
 
     const metrics = await (await fetch(`${h.runtime.url}/metrics`, { headers: metricsHeaders })).text();

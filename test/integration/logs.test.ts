@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { type Harness, orderBody, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, SHOP_TOKEN, SHOPIFY_SECRET, startHarness, waitFor, waitForIdle } from '../helpers/harness.js';
 
 /** A full run at debug level must not write any configured secret or any customer address into the logs. */
 describe('logs', () => {
@@ -29,7 +29,8 @@ describe('logs', () => {
     await waitFor(async () => (await h.runtime.store.get(SHOP, held.admin_graphql_api_id))?.status === 'held');
     await h.sendWebhook('orders/cancelled', { ...good, cancelled_at: '2026-11-21T11:00:00-05:00', updated_at: '2026-11-21T11:00:00-05:00' });
     await waitFor(async () => (await h.runtime.store.get(SHOP, good.admin_graphql_api_id))?.status === 'cancelled');
-    await new Promise((r) => setTimeout(r, 300));
+    // The lines of every job the run queued (the cancel job and the Shopify jobs after it) are written.
+    await waitForIdle(h, { what: 'every job of the run done' });
 
     const log = lines.join('');
     if (process.env.SHOW_LOGS) console.log(log);

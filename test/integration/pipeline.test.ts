@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitJobId } from '../../src/queue/queues.js';
-import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor, metricsHeaders } from '../helpers/harness.js';
+import { emulatorOrders, type Harness, orderBody, SHOP, startHarness, testMapping, waitFor, waitForIdle, metricsHeaders } from '../helpers/harness.js';
 
 /**
  * The path from a Shopify webhook to an acknowledged print order, through the real app: Express intake, BullMQ on
@@ -58,8 +58,8 @@ describe('order pipeline', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect((await h.sendWebhook('orders/paid', body)).status).toBe(200);
     await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted');
-    // Give any stray second submission time to show up before counting.
-    await new Promise((r) => setTimeout(r, 300));
+    // Every job the four deliveries queued has run (a stray second submission would have reached the printer by then).
+    await waitForIdle(h, { what: 'every job of the four deliveries done' });
     expect(emulatorOrders(h.emulator, sourceId(body))).toHaveLength(1);
   });
 

@@ -5,7 +5,7 @@ import { Session } from '@shopify/shopify-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobId } from '../../src/queue/queues.js';
 import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail } from '../admin/helpers.js';
-import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor } from '../helpers/harness.js';
+import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, testMapping, waitFor, waitForIdle } from '../helpers/harness.js';
 import { runBin } from '../helpers/run-cli.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 
@@ -25,8 +25,9 @@ function sendFor(h: Harness, shop: string, topic: string, body: unknown): Promis
   });
 }
 
-async function settle(ms = 400): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
+/** Every job queued so far has run: whatever the app was going to send to the printer, it has sent. */
+function settle(h: Harness): Promise<void> {
+  return waitForIdle(h, { what: 'every queued job done' });
 }
 
 describe('orders of a store that is not connected', () => {
@@ -52,7 +53,7 @@ describe('orders of a store that is not connected', () => {
       return l?.status === 'waiting' && l;
     }, { what: 'the order to wait for its store' });
     expect(waiting.problems.map((p) => p.kind)).toEqual(['store-not-connected']);
-    await settle();
+    await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(NEW_SHOP, body))).toHaveLength(0);
 
     // Visible with its reason and what to do, on the problems page and the order page.
@@ -88,7 +89,7 @@ describe('orders of a store that is not connected', () => {
       return l?.status === 'submitted' && l;
     }, { what: 'the released order at the printer' });
     expect(sent.problems).toEqual([]);
-    await settle();
+    await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(NEW_SHOP, body))).toHaveLength(1);
     await waitFor(() => h.standIn.getOrder(NEW_SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:submitted'), { what: 'the submitted tag' });
     expect(await admin.page('/admin/problems')).not.toContain(body.name);
@@ -117,7 +118,7 @@ describe('orders of a store that is not connected', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     await waitFor(async () => (await h.runtime.store.get(CLI_SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order sent after shops add' });
-    await settle();
+    await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(CLI_SHOP, body))).toHaveLength(1);
   });
 
@@ -133,7 +134,7 @@ describe('orders of a store that is not connected', () => {
     h.standIn.seedOrder(SHOP, body);
     await h.sendWebhook('orders/paid', body);
     await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'waiting', { what: 'the order to wait' });
-    await settle();
+    await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
 
     // Installed again through OAuth: the callback stores the offline session as below.
@@ -183,7 +184,7 @@ describe('an order that arrives before its store has a mapping', () => {
       return l?.status === 'submitted' && l;
     }, { what: 'the order sent once a mapping serves its store', timeoutMs: 20_000 });
     expect(sent.problems).toEqual([]);
-    await settle();
+    await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(1);
     await waitFor(() => {
       const tags = h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags ?? [];
@@ -234,7 +235,7 @@ describe('orders with nothing to print', () => {
       return l?.status === 'not-printed' && l;
     }, { what: 'the fulfilled order recorded as not printed' });
     expect(link.notPrintedReason).toContain('already fulfilled in Shopify');
-    await settle();
+    await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
   });
 });
