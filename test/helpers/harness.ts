@@ -193,13 +193,17 @@ export async function waitFor<T>(
  * (a webhook job queues its order job, an order or event job its Shopify jobs, each before it finishes), so a job
  * queued by one counted as done is already there when its queue is read. The maintenance queue is left out: its
  * schedule always holds a delayed job. What a test checks "did not happen" after this had its chance to happen.
+ * `queues` narrows the wait to the queues whose work the test's check is about (in flow order).
  */
-export async function waitForIdle(h: Pick<Harness, 'runtime'>, options: { timeoutMs?: number; what?: string } = {}): Promise<void> {
-  const { webhooks, orders, events, shopify } = h.runtime.queues;
+export async function waitForIdle(
+  h: Pick<Harness, 'runtime'>,
+  options: { timeoutMs?: number; what?: string; queues?: ('webhooks' | 'orders' | 'events' | 'shopify')[] } = {},
+): Promise<void> {
+  const names = options.queues ?? ['webhooks', 'orders', 'events', 'shopify'];
   let last: Record<string, Record<string, number>> = {};
   await waitFor(async () => {
     last = {};
-    for (const queue of [webhooks, orders, events, shopify]) {
+    for (const queue of names.map((name) => h.runtime.queues[name])) {
       last[queue.name] = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
     }
     return Object.values(last).every((c) => Object.values(c).every((n) => n === 0));
