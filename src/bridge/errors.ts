@@ -67,3 +67,29 @@ export class OrderUnconfirmedError extends Error {
     this.name = 'OrderUnconfirmedError';
   }
 }
+
+/** What a failure says about trying again, read from the fields the errors here (and the clients') carry. */
+export interface RetryHint {
+  retryable: boolean;
+  /** A wait the failing side asked for (Retry-After, Shopify's bucket refill). */
+  retryAfterMs?: number;
+  /**
+   * The failure is a moment's contention (another job holds the order): try again after about this long instead of
+   * the exponential backoff, for the first SHORT_RETRIES attempts (src/queue/retry.ts), then back off as usual so that a long hold does
+   * not use up every attempt in a minute.
+   */
+  retryInMs?: number;
+}
+
+export function retryHintOf(error: unknown): RetryHint {
+  if (error && typeof error === 'object') {
+    const e = error as { retryable?: unknown; retryAfterMs?: unknown; retryInMs?: unknown };
+    return {
+      // Errors we did not classify (a bug, a Redis hiccup) are retried: losing an order is worse than a retry.
+      retryable: e.retryable !== false,
+      retryAfterMs: typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined,
+      retryInMs: typeof e.retryInMs === 'number' ? e.retryInMs : undefined,
+    };
+  }
+  return { retryable: true };
+}

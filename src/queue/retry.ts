@@ -1,4 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
+import { retryHintOf } from '../bridge/errors.js';
+
+export { retryHintOf, type RetryHint } from '../bridge/errors.js';
 
 /**
  * How long jobs keep trying. The print service may be scaling up for a long while, and Shopify retries its own
@@ -17,32 +20,8 @@ export const BACKOFF_TYPE = 'capped-exponential';
  */
 export const MAX_STALLED_COUNT = 50;
 
-export interface RetryHint {
-  retryable: boolean;
-  /** A wait the failing side asked for (Retry-After, Shopify's bucket refill). */
-  retryAfterMs?: number;
-  /**
-   * The failure is a moment's contention (another job holds the order): try again after about this long instead of
-   * the exponential backoff, for the first SHORT_RETRIES attempts, then back off as usual so that a long hold does
-   * not use up every attempt in a minute.
-   */
-  retryInMs?: number;
-}
-
+/** How many attempts follow a failure's `retryInMs` (a moment's contention) before the usual backoff. */
 export const SHORT_RETRIES = 10;
-
-export function retryHintOf(error: unknown): RetryHint {
-  if (error && typeof error === 'object') {
-    const e = error as { retryable?: unknown; retryAfterMs?: unknown; retryInMs?: unknown };
-    return {
-      // Errors we did not classify (a bug, a Redis hiccup) are retried: losing an order is worse than a retry.
-      retryable: e.retryable !== false,
-      retryAfterMs: typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined,
-      retryInMs: typeof e.retryInMs === 'number' ? e.retryInMs : undefined,
-    };
-  }
-  return { retryable: true };
-}
 
 /** Capped exponential with jitter; never shorter than what the other side asked for. */
 export function backoffDelay(attemptsMade: number, error?: unknown, random: () => number = Math.random): number {

@@ -13,6 +13,7 @@ import { deleteByPrefix, TEST_REDIS_URL } from './redis.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './database.js';
 import { signedWebhookHeaders } from './shopify-webhooks.js';
 import type { HostLookup } from '../../src/net/host-lookup.js';
+import { waitForQueuesIdle, type PipelineQueue } from './queues-idle.js';
 
 export const SHOP = 'acme-print-test.myshopify.com';
 export const SHOP_TOKEN = 'shpat_test_token';
@@ -188,27 +189,15 @@ export async function waitFor<T>(
 }
 
 /**
- * Waits until the app's pipeline has no work left: no waiting, active, delayed, prioritized or waiting-children job in
- * the webhooks, orders, events and Shopify queues. The queues are read one after another in the order work flows
- * (a webhook job queues its order job, an order or event job its Shopify jobs, each before it finishes), so a job
- * queued by one counted as done is already there when its queue is read. The maintenance queue is left out: its
- * schedule always holds a delayed job. What a test checks "did not happen" after this had its chance to happen.
- * `queues` narrows the wait to the queues whose work the test's check is about (in flow order).
+ * Waits until the app's pipeline has no work left: the webhooks, orders, events and Shopify queues drained
+ * (waitForQueuesIdle, read in the order work flows). The maintenance queue is left out: its schedule always holds a
+ * delayed job. What a test checks "did not happen" after this had its chance to happen. `queues` narrows the wait to
+ * the queues whose work the test's check is about (in flow order).
  */
-export async function waitForIdle(
-  h: Pick<Harness, 'runtime'>,
-  options: { timeoutMs?: number; what?: string; queues?: ('webhooks' | 'orders' | 'events' | 'shopify')[] } = {},
-): Promise<void> {
-  const names = options.queues ?? ['webhooks', 'orders', 'events', 'shopify'];
-  let last: Record<string, Record<string, number>> = {};
-  await waitFor(async () => {
-    last = {};
-    for (const queue of names.map((name) => h.runtime.queues[name])) {
-      last[queue.name] = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-    }
-    return Object.values(last).every((c) => Object.values(c).every((n) => n === 0));
-  }, { timeoutMs: options.timeoutMs, what: options.what ?? 'the webhooks, orders, events and Shopify queues to drain' }).catch((error: Error) => {
-    throw new Error(`${error.message}; job counts: ${JSON.stringify(last)}`);
+export async function waitForIdle(h: Pick<Harness, 'runtime'>, options: { timeoutMs?: number; what?: string; queues?: PipelineQueue[] } = {}): Promise<void> {
+  await waitForQueuesIdle(h.runtime.queues, options.queues ?? ['webhooks', 'orders', 'events', 'shopify'], {
+    timeoutMs: options.timeoutMs,
+    what: options.what ?? 'the webhooks, orders, events and Shopify queues to drain',
   });
 }
 

@@ -23,6 +23,7 @@ import { adminApiFulfillmentPort } from '../../src/adapters/fulfillment-port.js'
 import { createWebApp } from '../../src/web/app.js';
 import { createPostbackRouter } from '../../src/web/postbacks.js';
 import { statusByOrderUpdate } from './status-by-order-update.js';
+import { waitForQueuesIdle } from './queues-idle.js';
 
 /**
  * Postbacks end to end without the app's runtime: the emulator with the documented triggers posts to the postback
@@ -236,18 +237,8 @@ export async function startPostbackHarness(options: HarnessOptions): Promise<Pos
   const post = (body: string) =>
     fetch(postbackUrl, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: basicAuthHeader(BASIC_AUTH) } });
 
-  async function drained(timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      // The events queue first, then the Shopify queue: an event job queues its sync before it finishes, so a sync
-      // queued by any event job counted as done is already there when the second count is read.
-      const counts = [];
-      for (const queue of [queues.events, queues.shopify]) counts.push(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'));
-      if (counts.every((c) => Object.values(c).every((n) => n === 0))) return;
-      await sleep(25);
-    }
-    throw new Error('the events and Shopify queues did not drain');
-  }
+  // An event job queues its sync before it finishes, so the events queue is read before the Shopify queue.
+  const drained = (timeoutMs = 15_000) => waitForQueuesIdle(queues, ['events', 'shopify'], { timeoutMs, what: 'the events and Shopify queues to drain' });
 
   return {
     standIn,

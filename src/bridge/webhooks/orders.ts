@@ -37,8 +37,8 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   }
   const [{ newest: isNewest, link: before }] = await Promise.all([deps.store.saveOrderBodyAndRead(shop, orderId, updatedAt, job.body), deps.store.markShopActive(shop)]);
   // The store's Admin API already said it has no such order: another store's body goes before the delivery is
-  // recorded, so the order's history never shows a delivery whose body is still kept (and again below, should the
-  // refusal land meanwhile).
+  // recorded, so the order's history never shows a delivery whose body is still kept (and below, should the refusal
+  // land meanwhile).
   if (before?.notInShopAt) await deps.store.deleteOrderBody(shop, orderId);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
@@ -97,8 +97,9 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   }, before);
   if (!link) return { kind: 'stale', orderId };
   if (link.notInShopAt) {
-    // The store's Admin API already said it has no such order: another store's body is not kept here.
-    await deps.store.deleteOrderBody(shop, orderId);
+    // The store's Admin API already said it has no such order: another store's body is not kept here (deleted above
+    // when the refusal was already known before this delivery was recorded).
+    if (!before?.notInShopAt) await deps.store.deleteOrderBody(shop, orderId);
     return { kind: 'rejected', reason: `${shop} has no order ${orderId} (checked with its Admin API); the body was not kept` };
   }
 

@@ -1,5 +1,5 @@
 import type { OrderLink } from '../../orders/model.js';
-import { MappingProblemsError, OrderUnconfirmedError, PrintRefusedError } from '../errors.js';
+import { MappingProblemsError, OrderUnconfirmedError, PrintRefusedError, retryHintOf } from '../errors.js';
 import type { BridgeDeps, SubmitSettings } from '../ports.js';
 import { type KnownOrder, submitShopifyOrder } from '../submit-shopify-order.js';
 import type { WebhookOutcome } from './outcome.js';
@@ -36,8 +36,8 @@ export async function submitDueOrder(
     deps.logger.debug({ shop: link.shop, orderId: link.orderId, err: error }, 'inline submission did not complete; the submit job takes it');
     // The wait the failure asked for (another job holds the order, Shopify does not show it yet, the printer's
     // Retry-After), else at once.
-    const hint = error as { retryInMs?: unknown; retryAfterMs?: unknown } | null;
-    const wait = typeof hint?.retryInMs === 'number' ? hint.retryInMs : typeof hint?.retryAfterMs === 'number' ? hint.retryAfterMs : 0;
+    const hint = retryHintOf(error);
+    const wait = hint.retryInMs ?? hint.retryAfterMs ?? 0;
     return { retryInMs: wait > 0 ? wait : 0 };
   }
 }
