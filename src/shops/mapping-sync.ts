@@ -13,6 +13,8 @@ import type { ShopSettingsStore } from './settings-store.js';
 export class StoreMappingSync {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** The run that follows the one under way, shared by every call made meanwhile. */
+  private next: Promise<void> | undefined;
   /** Versions found not to load, told once. */
   private readonly broken = new Set<string>();
 
@@ -36,12 +38,25 @@ export class StoreMappingSync {
     }
   }
 
-  /** Reads which version each store uses and loads the ones that changed. One run at a time. */
+  /**
+   * Reads which version each store uses and loads the ones that changed. One run at a time; a call made while a run
+   * is under way waits for a run that starts after it: the run under way may have read the pointers before the save
+   * or rollback that asks for this refresh, and joining it would leave the old version serving the next order.
+   */
   refresh(): Promise<void> {
-    this.running ??= this.sync().finally(() => {
-      this.running = undefined;
+    if (this.next) return this.next;
+    if (this.running) {
+      this.next ??= this.running.catch(() => undefined).then(() => {
+        this.next = undefined;
+        return this.refresh();
+      });
+      return this.next;
+    }
+    const run = this.sync().finally(() => {
+      if (this.running === run) this.running = undefined;
     });
-    return this.running;
+    this.running = run;
+    return run;
   }
 
   close(): void {
