@@ -176,6 +176,8 @@ interface RoundResult {
   xacts: number;
   redisCommands: number;
   redisBytesIn: number;
+  /** Shopify Admin API requests the stand-in answered during the round, by root fields (print-bridge's only). */
+  shopify: { total: number; byOperation: Record<string, number> };
   acknowledged: number;
   duplicates: number;
   losses: number;
@@ -188,7 +190,22 @@ async function emulatorCount(): Promise<number> {
 
 const agent = new Agent({ connections: concurrency });
 
+/** The Admin API requests the stand-in answered since the last ask. */
+function standInRequests(): Promise<{ total: number; byOperation: Record<string, number> }> {
+  return new Promise((resolve) => {
+    const listen = (m: unknown) => {
+      const requests = (m as { requests?: { total: number; byOperation: Record<string, number> } }).requests;
+      if (!requests) return;
+      standIn.child.off('message', listen);
+      resolve(requests);
+    };
+    standIn.child.on('message', listen);
+    standIn.child.send('requests');
+  });
+}
+
 async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): Promise<RoundResult> {
+  await standInRequests();
   const cpuBefore = p.processes.map((x) => cpuMs(x.child.pid));
   const redisBefore = await redisCounters(redis);
   const xactBefore = await xactCommits(db);
@@ -224,6 +241,8 @@ async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): P
   // A backend reports its transaction counts when idle, and waits up to 10 s (PGSTAT_IDLE_INTERVAL) to do so.
   await sleep(PG_STATS_WAIT_MS);
   const xactAfter = await xactCommits(db);
+  // After the statistics' wait, so the status syncs that trail the creates are counted with their round.
+  const shopify = await standInRequests();
   const xactSeconds = (Date.now() - startedAt) / 1000;
 
   const wanted = new Set(orders.map((o) => o.orderNumber));
@@ -257,6 +276,7 @@ async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): P
     xacts: xactAfter - xactBefore - idle.xactsPerSecond * xactSeconds,
     redisCommands: redisAfter.commands - redisBefore.commands - idle.redisCommandsPerSecond * redisSeconds,
     redisBytesIn: redisAfter.bytesIn - redisBefore.bytesIn - idle.redisBytesPerSecond * redisSeconds,
+    shopify,
     acknowledged: counts.size,
     duplicates: [...counts.values()].filter((n) => n > 1).length,
     losses: orders.length - counts.size,
@@ -331,6 +351,11 @@ try {
       xacts: rs.reduce((n, r) => n + r.xacts, 0) / orders,
       redis: rs.reduce((n, r) => n + r.redisCommands, 0) / orders,
       redisKb: rs.reduce((n, r) => n + r.redisBytesIn, 0) / orders / 1024,
+      shopify: rs.reduce((n, r) => n + r.shopify.total, 0) / orders,
+      shopifyByOperation: rs.reduce<Record<string, number>>((all, r) => {
+        for (const [op, n] of Object.entries(r.shopify.byOperation)) all[op] = (all[op] ?? 0) + n / orders;
+        return all;
+      }, {}),
       losses: rs.reduce((n, r) => n + r.losses, 0),
       duplicates: rs.reduce((n, r) => n + r.duplicates, 0),
     };
@@ -351,6 +376,8 @@ try {
   row('PostgreSQL transactions per order', pb.xacts.toFixed(1), bare.xacts.toFixed(1), ratioOf(pb.xacts, bare.xacts));
   row('Redis commands per order', pb.redis.toFixed(1), bare.redis.toFixed(1), ratioOf(pb.redis, bare.redis));
   row('Redis KB received per order', pb.redisKb.toFixed(1), bare.redisKb.toFixed(1), ratioOf(pb.redisKb, bare.redisKb));
+  row('Shopify Admin API requests per order', pb.shopify.toFixed(2), '–');
+  console.log(`    print-bridge's, by root fields: ${Object.entries(pb.shopifyByOperation).sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op} ${n.toFixed(2)}`).join(', ')}`);
   row('lost / duplicated at the printer', `${pb.losses} / ${pb.duplicates}`, `${bare.losses} / ${bare.duplicates}`);
   console.log(`  (CPU from /proc/<pid>/stat, 10 ms ticks; PostgreSQL: the run's own database ${runDatabase}; Redis: the server's counts, others' traffic included; both less the idle rate)`);
 

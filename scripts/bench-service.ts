@@ -20,10 +20,21 @@ if (kind === 'emulator') {
   const emu = await startEmulator({ port: 0, manual: process.argv[3] !== 'auto' });
   process.send?.({ url: emu.baseUrl });
 } else if (kind === 'stand-in') {
-  const standIn = await startAdminStandIn({ port: 0, bucket: { maximumAvailable: 20_000, restoreRate: 1_000 } });
+  // The log keeps every request of a run, so the parent can count the Admin API requests an order cost.
+  const standIn = await startAdminStandIn({ port: 0, bucket: { maximumAvailable: 20_000, restoreRate: 1_000 }, requestLogSize: 500_000 });
   standIn.registerShop(SHOP, SHOP_TOKEN);
+  let counted = 0;
   // The parent seeds the orders it will send as webhooks, so the app's Shopify calls find them.
   process.on('message', (m) => {
+    if (m === 'requests') {
+      // The requests since the last ask, by their root fields (`query order`, `query nodes`, `mutation tagsAdd` ...).
+      const all = standIn.requests();
+      const byOperation: Record<string, number> = {};
+      for (const r of all.slice(counted)) byOperation[r.operation ?? '(refused)'] = (byOperation[r.operation ?? '(refused)'] ?? 0) + 1;
+      process.send?.({ requests: { total: all.length - counted, byOperation } });
+      counted = all.length;
+      return;
+    }
     const seed = (m as { seed?: string[] }).seed;
     if (!seed) return;
     for (const body of seed) standIn.seedOrder(SHOP, JSON.parse(body));

@@ -2,7 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
-import { JOB_INLINE_WAIT_MS, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
+import { JOB_INLINE_WAIT_MS, OrderInShopBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
 import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { routeAdminApi } from '../shopify/admin/routing.js';
@@ -20,6 +20,7 @@ export class ShopifyAdminClients {
   private readonly transports = new Map<string, AdminGraphqlTransport>();
   /** The status metafields of each store's orders written together, up to 25 a request (issue 27). */
   private readonly statusMetafields = new StatusMetafieldBatches();
+  private readonly orderReads = new OrderInShopBatches();
 
   constructor(
     private readonly shopify: Shopify,
@@ -67,7 +68,8 @@ export class ShopifyAdminClients {
 
   /** A client for a token not stored yet (`shops add` checks it with one call before storing it). */
   forToken(shop: string, token: string): ShopifyAdminApi {
-    return this.apiOn(this.transportFor(shop, token));
+    // Not in the process's batches: they ask with the store's stored token, and this one is being checked.
+    return this.apiOn(this.transportFor(shop, token), { batched: false });
   }
 
   private transportFor(shop: string, token: string): AdminGraphqlTransport {
@@ -94,11 +96,12 @@ export class ShopifyAdminClients {
     return createShopifyApiTransport({ shopify: this.shopify, session, adminApiOrigin: this.adminApiOrigin });
   }
 
-  private apiOn(transport: AdminGraphqlTransport): ShopifyAdminApi {
+  private apiOn(transport: AdminGraphqlTransport, options: { batched?: boolean } = {}): ShopifyAdminApi {
     const metrics = this.metrics;
+    const batched = options.batched ?? true;
     return new ShopifyAdminApi(transport, {
       pacer: this.pacer,
-      statusMetafields: this.statusMetafields,
+      ...(batched ? { statusMetafields: this.statusMetafields, orderReads: this.orderReads } : {}),
       onCall: metrics ? ({ operation, outcome }) => metrics.shopifyCalls.inc({ operation, outcome }) : undefined,
     });
   }

@@ -35,6 +35,7 @@ export { ShopifyPacer, JOB_INLINE_WAIT_MS, type PacingOptions, type PacingWait, 
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 export { STATUS_METAFIELD, StatusMetafieldBatches } from './admin/order-status.js';
+export { OrderInShopBatches } from './admin/order-read-batches.js';
 export type { ShopifyAdminApiOptions } from './admin/request.js';
 export type { RecentOrder } from './admin/order-reads.js';
 
@@ -60,7 +61,7 @@ export class ShopifyAdminApi extends AdminRequests {
 
   /** Whether this shop has the order (null when it has not), before it is printed, cancelled or amended. */
   orderInShop(orderGid: string): Promise<{ createdAt: string } | null> {
-    return orderInShop(this, orderGid);
+    return this.orderReads ? this.orderReads.check(this, orderGid) : orderInShop(this, orderGid);
   }
 
   /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */

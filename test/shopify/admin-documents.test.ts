@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
+import { createShopifyApiTransport, OrderInShopBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
 import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/dev/admin-stand-in/admin-schema.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
@@ -25,6 +25,7 @@ const OPERATIONS = [
   'createFulfillment',
   'updateFulfillmentTracking',
   'orderInShop',
+  'ordersInShop',
   'orderShows',
   'showStatus',
   'showStatusMetafields',
@@ -99,6 +100,15 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
 
     await run('checkAccess', () => api.checkAccess());
     await run('orderInShop', () => api.orderInShop(ORDER_GID));
+    // The process's order checks asked together (issue 27): one nodes(ids:) request for the orders checked in one turn.
+    const together = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
+      pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
+      orderReads: new OrderInShopBatches(),
+    });
+    await run('ordersInShop', async () => {
+      const answers = await Promise.all([together.orderInShop(ORDER_GID), together.orderInShop(LARGE_GID), together.orderInShop('gid://shopify/Order/1')]);
+      expect(answers.map((a) => a !== null)).toEqual([true, true, false]);
+    });
     const order = await api.getOrderForFulfillment(ORDER_GID);
     await run('getOrderForFulfillment', () => api.getOrderForFulfillment(ORDER_GID));
     const fo = order!.fulfillmentOrders[0]!;
@@ -178,6 +188,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeOrderNote",
         "PrintBridgeOrderShows",
         "PrintBridgeOrderUpdateNote",
+        "PrintBridgeOrdersInShop",
         "PrintBridgeRecentOrders",
         "PrintBridgeRejectCancellationRequest",
         "PrintBridgeRejectFulfillmentRequest",

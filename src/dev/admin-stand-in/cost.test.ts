@@ -58,6 +58,13 @@ describe('query cost', () => {
     expect(costs(ORDER_QUERY, TWO_LINE_ORDER, { id: 'gid://shopify/Order/1', lines: 10 })).toEqual({ requested: 512, actual: 21 });
   });
 
+  it('costs each id of nodes(ids:) as an object looked up, found or not', () => {
+    const query = `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Order { id createdAt } } }`;
+    const ids = ['gid://shopify/Order/1', 'gid://shopify/Order/2', 'gid://shopify/Order/3'];
+    expect(costs(query, { nodes: [{ id: ids[0], createdAt: 'x' }, null, { id: ids[2], createdAt: 'x' }] }, { ids })).toEqual({ requested: 3, actual: 3 });
+    expect(costs(`{ nodes(ids: ["gid://shopify/Order/1", "gid://shopify/Order/2"]) { id } }`, { nodes: [null, null] }).requested).toBe(2);
+  });
+
   it('costs the lookup alone when the object is not there', () => {
     expect(costs(ORDER_QUERY, { order: null }, { id: 'gid://shopify/Order/2', lines: 10 }).actual).toBe(1);
   });

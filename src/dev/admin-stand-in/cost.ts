@@ -39,7 +39,7 @@ interface CostedField {
   node: FieldNode;
   /** The object or interface type the field's selection is made on. */
   type: GraphQLCompositeType;
-  kind: 'connection' | 'connection-node' | 'connection-wrapper' | 'list' | 'object';
+  kind: 'connection' | 'connection-node' | 'connection-wrapper' | 'list' | 'objects-by-id' | 'object';
   first: number | undefined;
   /** Whether the field's own selection is made inside a connection, i.e. its wrappers are per node. */
   selectsInsideConnection: boolean;
@@ -102,6 +102,10 @@ function requestedSelectionCost(
       case 'list':
         total += 1 + (field.first ?? 1) * child;
         break;
+      case 'objects-by-id':
+        // Each id is an object looked up, as `order(id:)` is one.
+        total += (field.first ?? 1) * (1 + child);
+        break;
       case 'object':
         total += 1 + child;
         break;
@@ -146,6 +150,10 @@ function actualSelectionCost(
       case 'list':
         total += 1 + elements.reduce((sum: number, element) => sum + childOf(element), 0);
         break;
+      case 'objects-by-id':
+        // A null answer still cost its lookup.
+        total += elements.length + elements.reduce((sum: number, element) => sum + childOf(element), 0);
+        break;
       case 'object':
         total += 1 + childOf(value);
         break;
@@ -179,13 +187,16 @@ function costedFields(
           ? 'connection-node'
           : 'connection-wrapper'
         : isListType(fieldType)
-          ? 'list'
+          ? node.arguments?.some((a) => a.name.value === 'ids')
+            ? 'objects-by-id'
+            : 'list'
           : 'object';
     out.push({
       node,
       type: named,
       kind,
-      first: intArgument(node, 'first', variables),
+      // `nodes(ids:)` asks for as many objects as ids.
+      first: intArgument(node, 'first', variables) ?? listArgumentLength(node, 'ids', variables),
       selectsInsideConnection: isConnection || (insideConnection && node.name.value === 'edges'),
     });
   }
@@ -234,6 +245,17 @@ function intArgument(node: FieldNode, name: string, variables: Record<string, un
   const arg = node.arguments?.find((a) => a.name.value === name);
   if (!arg) return undefined;
   return intValue(arg.value, variables);
+}
+
+function listArgumentLength(node: FieldNode, name: string, variables: Record<string, unknown>): number | undefined {
+  const arg = node.arguments?.find((a) => a.name.value === name);
+  if (!arg) return undefined;
+  if (arg.value.kind === Kind.LIST) return arg.value.values.length;
+  if (arg.value.kind === Kind.VARIABLE) {
+    const v = variables[arg.value.name.value];
+    return Array.isArray(v) ? v.length : undefined;
+  }
+  return undefined;
 }
 
 function intValue(value: ValueNode, variables: Record<string, unknown>): number | undefined {

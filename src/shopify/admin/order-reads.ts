@@ -30,6 +30,18 @@ const ORDER_IN_SHOP = /* GraphQL */ `
   }
 `;
 
+// Whether the shop has each of these orders, for the orders asked about together (OrderInShopBatches): an object a point.
+const ORDERS_IN_SHOP = /* GraphQL */ `
+  query PrintBridgeOrdersInShop($ids: [ID!]!) {
+    nodes(ids: $ids) {
+      ... on Order {
+        id
+        createdAt
+      }
+    }
+  }
+`;
+
 const LATEST_ORDERS = /* GraphQL */ `
   query PrintBridgeLatestOrders($first: Int!) {
     orders(first: $first, sortKey: CREATED_AT, reverse: true) {
@@ -57,6 +69,27 @@ export async function orderInShop(api: AdminRequests, orderGid: string): Promise
   const data = await api.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, orderInShopSchema, true);
   return data.order && data.order.id === orderGid ? { createdAt: data.order.createdAt } : null;
 }
+
+// A node of another type, or an id the shop does not have, answers null (or an object without the Order's fields).
+const ordersInShopSchema = z.object({
+  nodes: z.array(z.object({ id: z.string().optional(), createdAt: z.string().optional() }).nullable()),
+});
+
+/**
+ * `orderInShop` for several orders of one shop in one request (`nodes(ids:)`, up to ORDERS_IN_SHOP_MAX): the answer
+ * for each id given, null where the shop has no such order. Each answer is matched to its id by the id it carries, so
+ * an answer in another order, or one missing, never confirms the wrong order.
+ */
+export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, { createdAt: string } | null>> {
+  if (orderGids.length > ORDERS_IN_SHOP_MAX) throw new RangeError(`ordersInShop reads at most ${ORDERS_IN_SHOP_MAX} orders at once, got ${orderGids.length}`);
+  const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true);
+  const found = new Map<string, { createdAt: string }>();
+  for (const node of data.nodes) if (node?.id && node.createdAt) found.set(node.id, { createdAt: node.createdAt });
+  return new Map(orderGids.map((id) => [id, found.get(id) ?? null]));
+}
+
+/** The most orders one `ordersInShop` request names (Shopify's `nodes` takes up to 250). */
+export const ORDERS_IN_SHOP_MAX = 50;
 
 /**
  * One cheap read that the app's work needs (orders, which read_orders grants): it fails with Shopify's answer when

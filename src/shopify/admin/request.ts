@@ -10,6 +10,7 @@ import {
 import { ShopifyPacer, type CostReport } from './pacing.js';
 import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
 import type { StatusMetafieldBatches } from './order-status.js';
+import type { OrderInShopBatches } from './order-read-batches.js';
 
 /**
  * One shop's Admin GraphQL requests, as every operation family sends them (fulfillments.ts, order-status.ts,
@@ -62,6 +63,11 @@ export interface ShopifyAdminApiOptions {
    * to 25 in one `metafieldsSet` (issue 27). Without it each order's status is written on its own.
    */
   statusMetafields?: StatusMetafieldBatches;
+  /**
+   * Shared by every ShopifyAdminApi of the process: whether a shop has an order, asked together for the orders that
+   * reach the check in the same turn (issue 27). Without it each order is asked about on its own.
+   */
+  orderReads?: OrderInShopBatches;
   /** Called once per operation with how it ended (after the pacer's own retries); for metrics. */
   onCall?: (info: { operation: string; outcome: 'ok' | 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' }) => void;
 }
@@ -79,6 +85,11 @@ export class AdminRequests {
   /** The process's batches of status metafields, when it has them (ShopifyAdminApiOptions.statusMetafields). */
   get statusMetafields(): StatusMetafieldBatches | undefined {
     return this.options.statusMetafields;
+  }
+
+  /** The process's batches of order checks, when it has them (ShopifyAdminApiOptions.orderReads). */
+  get orderReads(): OrderInShopBatches | undefined {
+    return this.options.orderReads;
   }
 
   /** The share of the shop's bucket the pacer estimates it holds now (0 to 1); undefined before the first answer. */

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { ShopifyAdminApi } from '../admin-api.js';
+import { ShopifyUnavailableError } from './errors.js';
+import { OrderInShopBatches } from './order-read-batches.js';
+import { ShopifyPacer } from './pacing.js';
+import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
+
+const order = (n: number) => `gid://shopify/Order/${n}`;
+const CREATED = '2026-11-20T10:00:00Z';
+
+/** A shop holding `orders`; every request is recorded with its operation and variables. */
+function fakeShop(shop: string, orders: readonly string[], fail?: () => Error) {
+  const requests: { operation: string; variables: Record<string, unknown> }[] = [];
+  const transport: AdminGraphqlTransport = {
+    shop,
+    async request(operation, _query, variables): Promise<GraphqlAnswer> {
+      requests.push({ operation, variables });
+      if (fail) throw fail();
+      if (operation === 'orderInShop') {
+        const id = variables.id as string;
+        return { data: { order: orders.includes(id) ? { id, createdAt: CREATED } : null } };
+      }
+      // As Shopify answers nodes(ids:): in the order asked, null where the shop has no such node.
+      return { data: { nodes: (variables.ids as string[]).map((id) => (orders.includes(id) ? { id, createdAt: CREATED } : null)) } };
+    },
+  };
+  return { requests, transport };
+}
+
+function apiOn(transport: AdminGraphqlTransport, batches: OrderInShopBatches) {
+  return new ShopifyAdminApi(transport, { pacer: new ShopifyPacer({ maxUnavailableRetries: 0 }), orderReads: batches });
+}
+
+describe('OrderInShopBatches', () => {
+  it('asks about the orders checked in one turn in one request, each answered by its own id', async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1), order(3)]);
+    const batches = new OrderInShopBatches();
+    // Each check through its own client, as the app makes one per call.
+    const answers = await Promise.all([1, 2, 3, 1].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
+    expect(answers).toEqual([{ createdAt: CREATED }, null, { createdAt: CREATED }, { createdAt: CREATED }]);
+    expect(shop.requests).toEqual([{ operation: 'ordersInShop', variables: { ids: [order(1), order(2), order(3)] } }]);
+  });
+
+  it('asks about a lone order with the one-order query, without waiting for others', async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1)]);
+    const batches = new OrderInShopBatches();
+    expect(await apiOn(shop.transport, batches).orderInShop(order(1))).toEqual({ createdAt: CREATED });
+    expect(await apiOn(shop.transport, batches).orderInShop(order(2))).toBeNull();
+    expect(shop.requests.map((r) => r.operation)).toEqual(['orderInShop', 'orderInShop']);
+  });
+
+  it('never confirms an order from an answer given for another id', async () => {
+    const shop = fakeShop('a.myshopify.com', []);
+    // An answer out of order, or naming an order that was not asked about.
+    shop.transport.request = async () => ({ data: { nodes: [{ id: order(2), createdAt: CREATED }, { id: order(9), createdAt: CREATED }] } });
+    const batches = new OrderInShopBatches();
+    const answers = await Promise.all([order(1), order(2)].map((id) => apiOn(shop.transport, batches).orderInShop(id)));
+    expect(answers).toEqual([null, { createdAt: CREATED }]);
+  });
+
+  it("keeps each shop's checks to its own request", async () => {
+    const a = fakeShop('a.myshopify.com', [order(1)]);
+    const b = fakeShop('b.myshopify.com', [order(2)]);
+    const batches = new OrderInShopBatches();
+    const answers = await Promise.all([
+      apiOn(a.transport, batches).orderInShop(order(1)),
+      apiOn(b.transport, batches).orderInShop(order(1)),
+      apiOn(a.transport, batches).orderInShop(order(2)),
+      apiOn(b.transport, batches).orderInShop(order(2)),
+    ]);
+    expect(answers).toEqual([{ createdAt: CREATED }, null, null, { createdAt: CREATED }]);
+    expect(a.requests).toEqual([{ operation: 'ordersInShop', variables: { ids: [order(1), order(2)] } }]);
+    expect(b.requests).toEqual([{ operation: 'ordersInShop', variables: { ids: [order(1), order(2)] } }]);
+  });
+
+  it('sends a full batch at once and starts another', async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1), order(2), order(3)]);
+    const batches = new OrderInShopBatches(2);
+    await Promise.all([1, 2, 3].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
+    expect(shop.requests.map((r) => r.variables)).toEqual([{ ids: [order(1), order(2)] }, { id: order(3) }]);
+  });
+
+  it('asks about a malformed id alone, so it cannot make the batch fail', async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1), order(2)]);
+    const batches = new OrderInShopBatches();
+    await Promise.all([order(1), 'gid://shopify/Order/x', order(2)].map((id) => apiOn(shop.transport, batches).orderInShop(id)));
+    expect(shop.requests).toEqual([
+      { operation: 'orderInShop', variables: { id: 'gid://shopify/Order/x' } },
+      { operation: 'ordersInShop', variables: { ids: [order(1), order(2)] } },
+    ]);
+  });
+
+  it('gives a failure to every check of the batch', async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1)], () => new ShopifyUnavailableError('ordersInShop', 'a.myshopify.com', 503, 'down'));
+    const batches = new OrderInShopBatches();
+    const outcomes = await Promise.allSettled([1, 2].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ShopifyUnavailableError)).toBe(true);
+  });
+});
