@@ -164,7 +164,10 @@ export class ShopConditions {
   setup(shop: string): Promise<PrintSetup> {
     let known = this.setups.get(shop);
     if (!known) {
-      known = this.deps.printAccounts.setupOf(shop);
+      // Fresh: the run is the look a set-up change asks for (an account connected, live), often made in another
+      // process (the web's), and this process may have read the store's set-up just before it: a stale read would
+      // leave the orders waiting until the periodic check.
+      known = this.deps.printAccounts.setupOf(shop, { fresh: true });
       this.setups.set(shop, known);
     }
     return known;

@@ -1,5 +1,5 @@
 import { DelayedError, type Job } from 'bullmq';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { testRedis } from '../../test/helpers/redis.js';
 import { ShopifyBudgetWaitError, ShopifyUserError } from '../shopify/admin/errors.js';
 import { isWaitNotFailure, StoreFairness } from './fairness.js';
@@ -20,8 +20,17 @@ describe('StoreFairness', () => {
     const fairness = new StoreFairness({ redis, prefix, queue: 'events', cap: 2, leaseMs: 30_000, retryMs: 100, random: () => 0 });
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const running = [fakeJob('a1'), fakeJob('a2')].map(({ job }) => fairness.run(job, 'token', 'a.myshopify.com', () => gate));
-    await new Promise((r) => setTimeout(r, 20));
+    // Both have their places once both are running (work starts only after the place is taken).
+    let started = 0;
+    let bothStarted!: () => void;
+    const bothRunning = new Promise<void>((r) => (bothStarted = r));
+    const running = [fakeJob('a1'), fakeJob('a2')].map(({ job }) =>
+      fairness.run(job, 'token', 'a.myshopify.com', () => {
+        if (++started === 2) bothStarted();
+        return gate;
+      }),
+    );
+    await bothRunning;
 
     const third = fakeJob('a3');
     const before = Date.now();
@@ -59,12 +68,21 @@ describe('StoreFairness', () => {
   });
 
   it("forgets a dead worker's place after the lease", async () => {
-    const fairness = new StoreFairness({ redis, prefix, queue: 'lease', cap: 1, leaseMs: 100, random: () => 0 });
-    // A job whose worker died: it took the place and never gave it back.
-    void fairness.run(fakeJob('dead').job, 'token', 'a.myshopify.com', () => new Promise(() => undefined));
-    await new Promise((r) => setTimeout(r, 20));
-    await expect(fairness.run(fakeJob('next').job, 'token', 'a.myshopify.com', async () => 'ran')).rejects.toBeInstanceOf(DelayedError);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await fairness.run(fakeJob('next').job, 'token', 'a.myshopify.com', async () => 'ran')).toBe('ran');
+    // Places expire by Date.now(): the test moves the clock past the lease instead of sleeping through it (and a slow
+    // moment cannot end the lease before the job turned away is tried).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const fairness = new StoreFairness({ redis, prefix, queue: 'lease', cap: 1, leaseMs: 60_000, random: () => 0 });
+      // A job whose worker died: it took the place and never gave it back.
+      let tookPlace!: () => void;
+      const placeTaken = new Promise<void>((r) => (tookPlace = r));
+      void fairness.run(fakeJob('dead').job, 'token', 'a.myshopify.com', () => (tookPlace(), new Promise(() => undefined)));
+      await placeTaken;
+      await expect(fairness.run(fakeJob('next').job, 'token', 'a.myshopify.com', async () => 'ran')).rejects.toBeInstanceOf(DelayedError);
+      vi.setSystemTime(Date.now() + 60_001);
+      expect(await fairness.run(fakeJob('next').job, 'token', 'a.myshopify.com', async () => 'ran')).toBe('ran');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

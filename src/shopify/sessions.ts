@@ -176,7 +176,10 @@ export class ShopSessions {
       return session.accessToken!;
     } catch (error) {
       // Another process may have used the refresh token first (a refresh token works once): take what it stored.
-      const now = await this.storage.loadSession(this.shopify.session.getOfflineId(shop));
+      // Read past the session cache, which still holds the session this refresh started from (read moments ago).
+      const id = this.shopify.session.getOfflineId(shop);
+      this.storage.forget(id);
+      const now = await this.storage.loadSession(id);
       if (now?.accessToken) {
         const opened = await this.opened(now);
         if (opened.refreshToken && opened.refreshToken !== refreshToken) return opened.accessToken;

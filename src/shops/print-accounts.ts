@@ -15,7 +15,8 @@ import type { ShopSettingsStore } from './settings-store.js';
  * Which print-service client a store's orders use (issue 16). A store with its own account gets a client for that
  * account; every other store the operator's account from the environment (when one is configured). Clients are made
  * once per account (two stores on one account share one) and kept; a store's account is read again when its settings
- * change in this process (`invalidate`) and at most `refreshMs` after a change made by another process.
+ * change in this process (`invalidate`), at most `refreshMs` after a change made by another process, and at once for
+ * a look at its waiting orders (`fresh`), which such a change asks for.
  */
 
 export type PrintSetup = (
@@ -28,8 +29,11 @@ export type PrintSetup = (
 };
 
 export interface PrintAccountsPort {
-  /** The store's set-up for a new submission. */
-  setupOf(shop: string): Promise<PrintSetup>;
+  /**
+   * The store's set-up for a new submission. `fresh` reads past what this process keeps of it: a look that a change
+   * made by another process asked for must see that change.
+   */
+  setupOf(shop: string, options?: { fresh?: boolean }): Promise<PrintSetup>;
   /** The client for an order that went out with `account` (its cancel, amend, confirm and reconcile calls). */
   forOrder(shop: string, account: AccountRef | undefined): Promise<PrintServicePort>;
   /** A test-mode order the print service found valid (the onboarding checklist's last item). */
@@ -76,9 +80,9 @@ export class PrintAccounts implements PrintAccountsPort {
     this.now = options.clock ?? Date.now;
   }
 
-  setupOf(shop: string): Promise<PrintSetup> {
+  setupOf(shop: string, options: { fresh?: boolean } = {}): Promise<PrintSetup> {
     const cached = this.cache.get(shop);
-    if (cached && this.now() - cached.at < this.refreshMs) return cached.setup;
+    if (cached && !options.fresh && this.now() - cached.at < this.refreshMs) return cached.setup;
     const setup = this.read(shop);
     this.cache.set(shop, { at: this.now(), setup });
     setup.catch(() => this.cache.delete(shop));

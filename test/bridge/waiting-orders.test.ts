@@ -3,6 +3,8 @@ import { handleWebhook } from '../../src/bridge/webhooks/index.js';
 import { retryOrder } from '../../src/bridge/operator-actions.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../../src/bridge/waiting-orders.js';
+import type { PrintAccount } from '../../src/shops/model.js';
+import { PrintAccounts } from '../../src/shops/print-accounts.js';
 import { changedShops } from '../../src/app/waiting.js';
 import type { WebhookJob } from '../../src/queue/queues.js';
 import { fakeDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
@@ -194,6 +196,35 @@ describe('a store that is not connected', () => {
     expect(held.problems.map((p) => p.kind).sort()).toEqual(['mapping', 'store-not-connected']);
     deps.connections.disconnected.delete(SHOP);
     expect((await reexamineWaitingOrders(deps, { shop: SHOP, cause: 'store connected', remap: false })).released).toBe(1);
+  });
+});
+
+describe('a print account connected in another process', () => {
+  it("releases the store's waiting orders on the look the change asks for, though this process read the store just before", async () => {
+    const deps = setup();
+    // The worker's account cache, on the settings the web process changes (so never told to forget them); its clock
+    // stands still, so what it read stays in use for as long as the test takes.
+    const stored: { own?: PrintAccount } = {};
+    const worker = {
+      ...deps,
+      printAccounts: new PrintAccounts({
+        settings: {
+          get: async (shop) => ({ shop, mode: 'live', fulfillment: 'merchant', revision: 1 }),
+          printAccountOf: async () => (stored.own ? { account: stored.own, revision: 2 } : undefined),
+          markTestValidated: async () => undefined,
+        },
+        createClient: () => Object.assign(deps.printService, { close: async () => undefined }),
+        clock: () => 0,
+      }),
+    };
+    const body = shopifyOrderBody();
+    await handleWebhook(worker, job('orders/paid', body));
+    expect(await submitShopifyOrder(worker, SHOP, body.admin_graphql_api_id)).toEqual({ kind: 'waiting', reason: 'no-print-account' });
+
+    // The merchant connects an account (web process), which queues this look at the store's waiting orders.
+    stored.own = { baseUrl: 'https://print.example', token: 'token', secret: 'secret', sourceAccount: 'brand', connectedAt: new Date().toISOString() };
+    expect((await reexamineWaitingOrders(worker, { shop: SHOP, cause: 'print account connected', remap: true })).released).toBe(1);
+    expect(await submitShopifyOrder(worker, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
   });
 });
 

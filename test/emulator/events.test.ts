@@ -46,6 +46,17 @@ afterEach(() => {
 
 const bodiesAt = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body));
 
+/**
+ * Waits until the order can take no further step: its step in progress (a file fetch) has ended and no step is
+ * scheduled. What a test then finds not delivered never will be (with `deliveries.idle()` for those already queued).
+ */
+async function settled(emu: RunningEmulator, id: string): Promise<void> {
+  const order = emu.store.get(id)!;
+  while (order.busy) await order.busy;
+  expect(order.timer).toBeUndefined();
+  await emu.deliveries.idle();
+}
+
 describe('the six events', () => {
   let emu: RunningEmulator;
   beforeAll(async () => {
@@ -92,7 +103,7 @@ describe('the six events', () => {
   it('delivers Order Errored when a file cannot be fetched, and stops there', async () => {
     const id = await createOrder(emu, validOrder('E-2', { path: 'https://files.example.test/fail/cover.pdf' }));
     await waitFor('errored', () => bodiesAt('/errored').length === 1);
-    await new Promise((r) => setTimeout(r, 30));
+    await settled(emu, id);
     expect(bodiesAt('/errored')).toEqual([
       {
         event: 'Order Errored', id, sourceOrderId: 'E-2', status: 'errored', timestamp: expect.stringMatching(ISO),
@@ -118,8 +129,7 @@ describe('the six events', () => {
       await waitFor('received', () => bodiesAt('/received').length === 1);
       const res = await call(slow.baseUrl, 'PUT', '/api/order/demo-brand/E-4/cancel');
       expect(res.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 250));
-      await slow.deliveries.idle();
+      await settled(slow, id);
       expect(receiver.received.map((r) => r.path)).toEqual(['/received', '/cancelled']);
       expect(bodiesAt('/cancelled')).toEqual([{ event: 'Order Cancelled', id, sourceOrderId: 'E-4', status: 'cancelled', timestamp: expect.stringMatching(ISO) }]);
       expect((await call(slow.baseUrl, 'GET', `/api/order/${id}`)).body.status).toBe('cancelled');
@@ -186,6 +196,8 @@ describe('submission errors', () => {
     const body = await submissionError(brandAOrder('S-6'));
     expect(body.errorsClean).toEqual([`orderData.sourceOrderId: an order with sourceOrderId "S-6" already exists (${first}); this submission is a duplicate`]);
     await waitFor('the original shipped', async () => (await call(emu.baseUrl, 'GET', `/api/order/${first}`, { account: A })).body.status === 'shipped');
+    // The status is set before its postback goes out: wait for the delivery itself.
+    await emu.deliveries.idle();
     const shipped = bodiesAt('/shipped');
     expect(shipped).toHaveLength(1);
     expect(shipped[0]).toMatchObject({ id: first, carrier: 'dhl', service: 'express-worldwide' });
@@ -286,12 +298,19 @@ describe('trigger delivery', () => {
 describe('real file fetching', () => {
   let files: Server;
   let filesUrl: string;
+  /** Requests for /held.pdf so far, each answered only when the test opens `held`. */
+  let heldRequests = 0;
+  let held: { opened: Promise<void>; open: () => void } | undefined;
   beforeAll(async () => {
     files = createServer((req, res) => {
       if (req.url === '/ok.pdf') return void res.end('%PDF-1.7\n...');
       if (req.url === '/moved.pdf') return void res.writeHead(302, { location: '/ok.pdf' }).end();
       if (req.url === '/fake.pdf') return void res.end('<html>not a pdf</html>');
       if (req.url === '/slow.pdf') return void setTimeout(() => res.end('%PDF-1.7'), 150);
+      if (req.url === '/held.pdf') {
+        heldRequests += 1;
+        return void held!.opened.then(() => res.end('%PDF-1.7'));
+      }
       res.writeHead(404).end('not found');
     });
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
@@ -342,12 +361,16 @@ describe('real file fetching', () => {
   it('ignores a fetch that ends after the order was cancelled', async () => {
     const emu = await startTestEmulator({ fetch: 'real', triggers: parseTriggers(sixTriggers(receiver.url)), delays: { receivedMs: 1, printReadyMs: 1, shipMs: 1 } });
     try {
-      const id = await createOrder(emu, validOrder('F-4', { path: `${filesUrl}/slow.pdf` }));
+      let open!: () => void;
+      held = { opened: new Promise<void>((resolve) => (open = resolve)), open };
+      const before = heldRequests;
+      const id = await createOrder(emu, validOrder('F-4', { path: `${filesUrl}/held.pdf` }));
       await waitFor('received', () => bodiesAt('/received').length === 1);
-      await new Promise((r) => setTimeout(r, 20));
+      // Cancelled while its file is being fetched (the file answers only after the cancel), looked at once the fetch ended.
+      await waitFor('the fetch under way', () => heldRequests > before);
       expect((await call(emu.baseUrl, 'PUT', '/api/order/demo-brand/F-4/cancel')).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 250));
-      await emu.deliveries.idle();
+      held.open();
+      await settled(emu, id);
       expect(receiver.received.map((r) => r.path)).toEqual(['/received', '/cancelled']);
       expect((await call(emu.baseUrl, 'GET', `/api/order/${id}`)).body.status).toBe('cancelled');
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTENANCE_JOBS } from '../../src/app/maintenance.js';
-import { type Harness, orderBody, SHOP, startHarness, waitFor, metricsHeaders } from '../helpers/harness.js';
+import { type Harness, orderBody, SHOP, startHarness, waitFor, waitForIdle, metricsHeaders } from '../helpers/harness.js';
 
 /**
  * The reconciliation jobs through the real app: postbacks that never came (the emulator has no triggers here) and an
@@ -54,7 +54,7 @@ describe('reconciliation', () => {
 
     // A second run finds nothing new to do: still one fulfillment.
     await runMaintenance(MAINTENANCE_JOBS.silentOrders);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitForIdle(h, { what: 'every job the second run queued done' });
     expect(h.standIn.getOrder(SHOP, body.admin_graphql_api_id)!.fulfillments).toHaveLength(1);
   });
 
@@ -88,7 +88,7 @@ describe('reconciliation', () => {
     const second = (await runMaintenance(MAINTENANCE_JOBS.lostOrders)) as { recovered: unknown[] };
     expect(second.recovered).toEqual([]);
     await h.sendWebhook('orders/paid', lost);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForIdle(h, { what: 'every job of the late webhook done' });
     expect(h.emulator.store.all().filter((o) => o.sourceOrderId === link.sourceOrderId)).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import { WEBHOOK_CLAIM_PENDING_MS } from '../../src/storage/order-leases.js';
@@ -164,12 +165,17 @@ describe.each(['postgres', 'pglite'] as const)('PostgresOrderStore on %s', (engi
 
   it('keeps a lease only for its holder: renewed while held, lost once it ran out and another job took it', async () => {
     const order = 'gid://shopify/Order/77';
-    const token = (await store.tryLease('lease.myshopify.com', order, 150))!;
+    const token = (await store.tryLease('lease.myshopify.com', order, 5_000))!;
     expect(token).toBeDefined();
-    expect(await store.tryLease('lease.myshopify.com', order, 150)).toBeUndefined();
-    expect(await store.renewLease('lease.myshopify.com', order, token, 150)).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
-    const other = await store.tryLease('lease.myshopify.com', order, 5_000);
+    expect(await store.tryLease('lease.myshopify.com', order, 5_000)).toBeUndefined();
+    // Renewed for a moment only; then another job tries until it gets the lease (it ran out), not after a set time.
+    expect(await store.renewLease('lease.myshopify.com', order, token, 50)).toBe(true);
+    const deadline = Date.now() + 5_000;
+    let other = await store.tryLease('lease.myshopify.com', order, 5_000);
+    while (!other && Date.now() < deadline) {
+      await sleep(10);
+      other = await store.tryLease('lease.myshopify.com', order, 5_000);
+    }
     expect(other).toBeDefined();
     expect(await store.renewLease('lease.myshopify.com', order, token, 5_000)).toBe(false);
     await store.releaseLease('lease.myshopify.com', order, token);

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ interface Delivery {
 let standIn: AdminStandIn;
 let receiver: Server;
 const deliveries: Delivery[] = [];
+/** Emits `delivery` for each one received. */
+const received = new EventEmitter();
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -26,6 +29,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
     req.on('end', () => {
       deliveries.push({ headers: req.headers, raw });
+      received.emit('delivery');
       res.writeHead(200).end();
     });
   });
@@ -69,8 +73,9 @@ const FO = `query($id: ID!) { order(id: $id) { fulfillmentOrders(first: 5) { nod
   fulfillmentHolds { id reason reasonNotes displayReason } lineItems(first: 5) { nodes { id remainingQuantity } } } } } }`;
 const CREATE = `mutation($f: FulfillmentInput!) { fulfillmentCreate(fulfillment: $f) { fulfillment { id } userErrors { field message } } }`;
 
+/** Waits for the n-th delivery itself (a scheduled order's comes about 2 s in), then for every one under way. */
 async function waitForDeliveries(n: number): Promise<Delivery[]> {
-  for (let i = 0; i < 200 && deliveries.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  while (deliveries.length < n) await once(received, 'delivery');
   await standIn.webhooksSettled();
   return deliveries;
 }
