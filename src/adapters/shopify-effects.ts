@@ -2,7 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
-import { JOB_INLINE_WAIT_MS, OrderInShopBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
+import { JOB_INLINE_WAIT_MS, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
 import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { routeAdminApi } from '../shopify/admin/routing.js';
@@ -20,7 +20,8 @@ export class ShopifyAdminClients {
   private readonly transports = new Map<string, AdminGraphqlTransport>();
   /** The status metafields of each store's orders written together, up to 25 a request (issue 27). */
   private readonly statusMetafields = new StatusMetafieldBatches();
-  private readonly orderReads = new OrderInShopBatches();
+  /** The reads of each store's orders made in one turn asked together (issue 27). */
+  private readonly orderReads = orderReadBatches();
 
   constructor(
     private readonly shopify: Shopify,

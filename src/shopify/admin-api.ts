@@ -35,7 +35,7 @@ export { ShopifyPacer, JOB_INLINE_WAIT_MS, type PacingOptions, type PacingWait, 
 export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnswer, type ShopifyApiTransportOptions } from './admin/transport.js';
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 export { STATUS_METAFIELD, StatusMetafieldBatches } from './admin/order-status.js';
-export { OrderInShopBatches } from './admin/order-read-batches.js';
+export { OrderReadBatches, orderReadBatches, type OrderReads } from './admin/order-read-batches.js';
 export type { ShopifyAdminApiOptions } from './admin/request.js';
 export type { RecentOrder } from './admin/order-reads.js';
 
@@ -61,12 +61,12 @@ export class ShopifyAdminApi extends AdminRequests {
 
   /** Whether this shop has the order (null when it has not), before it is printed, cancelled or amended. */
   orderInShop(orderGid: string): Promise<{ createdAt: string } | null> {
-    return this.orderReads ? this.orderReads.check(this, orderGid) : orderInShop(this, orderGid);
+    return this.orderReads ? this.orderReads.inShop.get(this, orderGid) : orderInShop(this, orderGid);
   }
 
   /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */
   orderShows(orderGid: string): Promise<StatusShown | null> {
-    return orderShows(this, orderGid);
+    return this.orderReads ? this.orderReads.shows.get(this, orderGid) : orderShows(this, orderGid);
   }
 
   /** Tags added and removed and the status metafield written in one request, only what `change` needs. */

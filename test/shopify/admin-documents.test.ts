@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShopifyApiTransport, OrderInShopBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
+import { createShopifyApiTransport, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
 import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/dev/admin-stand-in/admin-schema.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
@@ -27,6 +27,7 @@ const OPERATIONS = [
   'orderInShop',
   'ordersInShop',
   'orderShows',
+  'ordersShow',
   'showStatus',
   'showStatusMetafields',
   'appendOrderNote (read)',
@@ -103,7 +104,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     // The process's order checks asked together (issue 27): one nodes(ids:) request for the orders checked in one turn.
     const together = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
       pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
-      orderReads: new OrderInShopBatches(),
+      orderReads: orderReadBatches(),
     });
     await run('ordersInShop', async () => {
       const answers = await Promise.all([together.orderInShop(ORDER_GID), together.orderInShop(LARGE_GID), together.orderInShop('gid://shopify/Order/1')]);
@@ -120,6 +121,10 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     });
     await run('updateFulfillmentTracking', () => api.updateFulfillmentTracking(fulfillmentId, { company: 'UPS', number: '1Z9', url: 'https://ups.example/1Z9' }, false));
     await run('orderShows', () => api.orderShows(ORDER_GID));
+    await run('ordersShow', async () => {
+      const answers = await Promise.all([together.orderShows(ORDER_GID), together.orderShows(LARGE_GID), together.orderShows('gid://shopify/Order/1')]);
+      expect(answers.map((a) => a !== null)).toEqual([true, true, false]);
+    });
     await run('showStatus', () => api.showStatus(ORDER_GID, { addTags: ['print-bridge:submitted'], removeTags: ['print-bridge:error'], status: { status: 'submitted', at: '2026-11-20T10:00:00Z' } }));
     // The process's status-metafield batches (issue 27): the metafield of the status in one metafieldsSet of several orders.
     const batched = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
@@ -189,6 +194,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeOrderShows",
         "PrintBridgeOrderUpdateNote",
         "PrintBridgeOrdersInShop",
+        "PrintBridgeOrdersShow",
         "PrintBridgeRecentOrders",
         "PrintBridgeRejectCancellationRequest",
         "PrintBridgeRejectFulfillmentRequest",

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ShopifyAdminApi } from '../admin-api.js';
 import { ShopifyUnavailableError } from './errors.js';
-import { OrderInShopBatches } from './order-read-batches.js';
+import { orderReadBatches, OrderReadBatches, type OrderReads } from './order-read-batches.js';
+import { orderInShop, ordersInShop } from './order-reads.js';
 import { ShopifyPacer } from './pacing.js';
 import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
 
@@ -16,25 +17,26 @@ function fakeShop(shop: string, orders: readonly string[], fail?: () => Error) {
     async request(operation, _query, variables): Promise<GraphqlAnswer> {
       requests.push({ operation, variables });
       if (fail) throw fail();
-      if (operation === 'orderInShop') {
+      const fields = (id: string) => (operation.startsWith('orderInShop') || operation === 'ordersInShop' ? { id, createdAt: CREATED } : { id, tags: [`t-${id}`], statusMetafield: { value: '{"status":"submitted"}' } });
+      if (operation === 'orderInShop' || operation === 'orderShows') {
         const id = variables.id as string;
-        return { data: { order: orders.includes(id) ? { id, createdAt: CREATED } : null } };
+        return { data: { order: orders.includes(id) ? fields(id) : null } };
       }
       // As Shopify answers nodes(ids:): in the order asked, null where the shop has no such node.
-      return { data: { nodes: (variables.ids as string[]).map((id) => (orders.includes(id) ? { id, createdAt: CREATED } : null)) } };
+      return { data: { nodes: (variables.ids as string[]).map((id) => (orders.includes(id) ? fields(id) : null)) } };
     },
   };
   return { requests, transport };
 }
 
-function apiOn(transport: AdminGraphqlTransport, batches: OrderInShopBatches) {
+function apiOn(transport: AdminGraphqlTransport, batches: OrderReads) {
   return new ShopifyAdminApi(transport, { pacer: new ShopifyPacer({ maxUnavailableRetries: 0 }), orderReads: batches });
 }
 
-describe('OrderInShopBatches', () => {
+describe('OrderReadBatches', () => {
   it('asks about the orders checked in one turn in one request, each answered by its own id', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1), order(3)]);
-    const batches = new OrderInShopBatches();
+    const batches = orderReadBatches();
     // Each check through its own client, as the app makes one per call.
     const answers = await Promise.all([1, 2, 3, 1].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
     expect(answers).toEqual([{ createdAt: CREATED }, null, { createdAt: CREATED }, { createdAt: CREATED }]);
@@ -43,7 +45,7 @@ describe('OrderInShopBatches', () => {
 
   it('asks about a lone order with the one-order query, without waiting for others', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1)]);
-    const batches = new OrderInShopBatches();
+    const batches = orderReadBatches();
     expect(await apiOn(shop.transport, batches).orderInShop(order(1))).toEqual({ createdAt: CREATED });
     expect(await apiOn(shop.transport, batches).orderInShop(order(2))).toBeNull();
     expect(shop.requests.map((r) => r.operation)).toEqual(['orderInShop', 'orderInShop']);
@@ -53,7 +55,7 @@ describe('OrderInShopBatches', () => {
     const shop = fakeShop('a.myshopify.com', []);
     // An answer out of order, or naming an order that was not asked about.
     shop.transport.request = async () => ({ data: { nodes: [{ id: order(2), createdAt: CREATED }, { id: order(9), createdAt: CREATED }] } });
-    const batches = new OrderInShopBatches();
+    const batches = orderReadBatches();
     const answers = await Promise.all([order(1), order(2)].map((id) => apiOn(shop.transport, batches).orderInShop(id)));
     expect(answers).toEqual([null, { createdAt: CREATED }]);
   });
@@ -61,7 +63,7 @@ describe('OrderInShopBatches', () => {
   it("keeps each shop's checks to its own request", async () => {
     const a = fakeShop('a.myshopify.com', [order(1)]);
     const b = fakeShop('b.myshopify.com', [order(2)]);
-    const batches = new OrderInShopBatches();
+    const batches = orderReadBatches();
     const answers = await Promise.all([
       apiOn(a.transport, batches).orderInShop(order(1)),
       apiOn(b.transport, batches).orderInShop(order(1)),
@@ -75,14 +77,14 @@ describe('OrderInShopBatches', () => {
 
   it('sends a full batch at once and starts another', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1), order(2), order(3)]);
-    const batches = new OrderInShopBatches(2);
+    const batches = { ...orderReadBatches(), inShop: new OrderReadBatches({ one: orderInShop, many: ordersInShop }, 2) };
     await Promise.all([1, 2, 3].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
     expect(shop.requests.map((r) => r.variables)).toEqual([{ ids: [order(1), order(2)] }, { id: order(3) }]);
   });
 
   it('asks about a malformed id alone, so it cannot make the batch fail', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1), order(2)]);
-    const batches = new OrderInShopBatches();
+    const batches = orderReadBatches();
     await Promise.all([order(1), 'gid://shopify/Order/x', order(2)].map((id) => apiOn(shop.transport, batches).orderInShop(id)));
     expect(shop.requests).toEqual([
       { operation: 'orderInShop', variables: { id: 'gid://shopify/Order/x' } },
@@ -90,9 +92,25 @@ describe('OrderInShopBatches', () => {
     ]);
   });
 
+  it("reads what several orders show in one request, apart from the checks of the same orders", async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1), order(2)]);
+    const batches = orderReadBatches();
+    const [shows1, shows2, shows3, in1] = await Promise.all([
+      apiOn(shop.transport, batches).orderShows(order(1)),
+      apiOn(shop.transport, batches).orderShows(order(2)),
+      apiOn(shop.transport, batches).orderShows(order(3)),
+      apiOn(shop.transport, batches).orderInShop(order(1)),
+    ]);
+    expect(shows1).toEqual({ tags: [`t-${order(1)}`], status: { status: 'submitted' } });
+    expect(shows2).toEqual({ tags: [`t-${order(2)}`], status: { status: 'submitted' } });
+    expect(shows3).toBeNull();
+    expect(in1).toEqual({ createdAt: CREATED });
+    expect(shop.requests.map((r) => r.operation).sort()).toEqual(['orderInShop', 'ordersShow']);
+  });
+
   it('gives a failure to every check of the batch', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1)], () => new ShopifyUnavailableError('ordersInShop', 'a.myshopify.com', 503, 'down'));
-    const batches = new OrderInShopBatches();
+    const batches = orderReadBatches();
     const outcomes = await Promise.allSettled([1, 2].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ShopifyUnavailableError)).toBe(true);

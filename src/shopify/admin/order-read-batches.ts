@@ -1,46 +1,54 @@
-import { orderInShop, ordersInShop, ORDERS_IN_SHOP_MAX } from './order-reads.js';
-import type { AdminRequests } from './request.js';
+import { orderInShop, ordersInShop } from './order-reads.js';
+import { orderShows, ordersShow } from './order-status.js';
+import { ORDERS_BY_ID_MAX, type AdminRequests } from './request.js';
 
-type InShop = { createdAt: string } | null;
-
-interface Waiter {
-  resolve: (value: InShop) => void;
+interface Waiter<T> {
+  resolve: (value: T | null) => void;
   reject: (error: unknown) => void;
 }
 
-interface OpenBatch {
-  /** The client of the batch's first check; the others of its shop are served by it. */
+interface OpenBatch<T> {
+  /** The client of the batch's first read; the others of its shop are served by it. */
   api: AdminRequests;
-  waiters: Map<string, Waiter[]>;
+  waiters: Map<string, Waiter<T>[]>;
 }
 
 /** Only ids of this shape go in a batch: a malformed id makes Shopify refuse the whole query, so it is asked alone. */
 const ORDER_GID = /^gid:\/\/shopify\/Order\/\d+$/;
 
 /**
- * Whether a shop has an order, asked for many orders at once (issue 27): every order is confirmed in its store before
- * it is printed (DESIGN section 9), and in a flash sale dozens of one store's orders reach that check together. The
- * checks asked for on one client within the same turn of the event loop go as one `nodes(ids:)` request of up to 50,
- * sent once the turn's I/O callbacks have run (`setImmediate`): no timer, so a lone check is not delayed, and under
- * load, when many jobs reach the check in one turn, one request (its HTTP exchange, its parse, its pacing) serves
- * them all. Points are the same, an order a point; the process spends one request's work instead of one an order.
+ * One read of an order, asked for many orders at once (issue 27). In a flash sale dozens of one store's orders reach
+ * the same read together: every order is confirmed in its store before it is printed (DESIGN section 9), and what it
+ * shows of its status is read before the status is written. The reads asked for within the same turn of the event
+ * loop go as one `nodes(ids:)` request of up to 50, sent once the turn's I/O callbacks have run (`setImmediate`): no
+ * timer, so a lone read is not delayed, and under load, when many jobs reach the read in one turn, one request (its
+ * HTTP exchange, its parse, its pacing) serves them all. Points are the same, an order a point. A read made together
+ * is made at the same moment as it would have been alone, so nothing it answers is older.
  *
  * Keyed by shop: the process makes a client per call (ShopifyAdminClients.forShop), each with the store's stored
- * token, and the batch asks with its first check's client; a client for a token not stored yet is never given these
- * batches (ShopifyAdminClients.forToken). A failure (throttled past the pacer's retries, Shopify unavailable, the token refused) reaches
- * every check of the batch, as it would have reached each alone.
+ * token, and the batch asks with its first read's client; a client for a token not stored yet is never given these
+ * batches (ShopifyAdminClients.forToken). A failure (throttled past the pacer's retries, Shopify unavailable, the
+ * token refused) reaches every read of the batch, as it would have reached each alone.
  */
-export class OrderInShopBatches {
-  private readonly open = new Map<string, OpenBatch>();
+export class OrderReadBatches<T> {
+  private readonly open = new Map<string, OpenBatch<T>>();
 
-  constructor(private readonly max = ORDERS_IN_SHOP_MAX) {}
+  constructor(
+    private readonly read: {
+      /** The read of one order (a batch of one keeps it: a point, and no list to pay for). */
+      one: (api: AdminRequests, orderGid: string) => Promise<T | null>;
+      /** The read of several orders: an answer for each id given, null where the shop has no such order. */
+      many: (api: AdminRequests, orderGids: readonly string[]) => Promise<Map<string, T | null>>;
+    },
+    private readonly max = ORDERS_BY_ID_MAX,
+  ) {}
 
-  check(api: AdminRequests, orderGid: string): Promise<InShop> {
-    if (!ORDER_GID.test(orderGid)) return orderInShop(api, orderGid);
-    return new Promise<InShop>((resolve, reject) => {
+  get(api: AdminRequests, orderGid: string): Promise<T | null> {
+    if (!ORDER_GID.test(orderGid)) return this.read.one(api, orderGid);
+    return new Promise<T | null>((resolve, reject) => {
       let batch = this.open.get(api.shop);
       if (!batch) {
-        const created: OpenBatch = { api, waiters: new Map() };
+        const created: OpenBatch<T> = { api, waiters: new Map() };
         this.open.set(api.shop, created);
         setImmediate(() => void this.flush(created));
         batch = created;
@@ -52,17 +60,26 @@ export class OrderInShopBatches {
     });
   }
 
-  private async flush(batch: OpenBatch): Promise<void> {
+  private async flush(batch: OpenBatch<T>): Promise<void> {
     // A batch that filled up went at once; its turn's flush finds it already gone.
     if (this.open.get(batch.api.shop) !== batch) return;
     this.open.delete(batch.api.shop);
     const ids = [...batch.waiters.keys()];
     try {
-      // A lone check keeps the one-order query (a point, and no list to pay for).
-      const answers = ids.length === 1 ? new Map([[ids[0]!, await orderInShop(batch.api, ids[0]!)]]) : await ordersInShop(batch.api, ids);
+      const answers = ids.length === 1 ? new Map([[ids[0]!, await this.read.one(batch.api, ids[0]!)]]) : await this.read.many(batch.api, ids);
       for (const [id, waiters] of batch.waiters) for (const w of waiters) w.resolve(answers.get(id) ?? null);
     } catch (error) {
       for (const waiters of batch.waiters.values()) for (const w of waiters) w.reject(error);
     }
   }
 }
+
+/** The process's batched order reads, shared by every client it makes (ShopifyAdminApiOptions.orderReads). */
+export function orderReadBatches() {
+  return {
+    inShop: new OrderReadBatches({ one: orderInShop, many: ordersInShop }),
+    shows: new OrderReadBatches({ one: orderShows, many: ordersShow }),
+  };
+}
+
+export type OrderReads = ReturnType<typeof orderReadBatches>;

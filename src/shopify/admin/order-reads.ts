@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, ORDER_LINE_ITEMS_PAGE, orderAsWebhookBody, orderAsWebhookBodySchema, orderLineItemsPageSchema } from '../order-as-webhook-body.js';
 import { ShopifyProtocolError } from './errors.js';
-import { gid, type AdminRequests } from './request.js';
+import { gid, ORDERS_BY_ID_MAX, type AdminRequests } from './request.js';
 
 /**
  * Reads of a shop's orders: whether it has one, the access check, an order in its webhook body's shape (lost-order
@@ -76,20 +76,17 @@ const ordersInShopSchema = z.object({
 });
 
 /**
- * `orderInShop` for several orders of one shop in one request (`nodes(ids:)`, up to ORDERS_IN_SHOP_MAX): the answer
+ * `orderInShop` for several orders of one shop in one request (`nodes(ids:)`, up to ORDERS_BY_ID_MAX): the answer
  * for each id given, null where the shop has no such order. Each answer is matched to its id by the id it carries, so
  * an answer in another order, or one missing, never confirms the wrong order.
  */
 export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, { createdAt: string } | null>> {
-  if (orderGids.length > ORDERS_IN_SHOP_MAX) throw new RangeError(`ordersInShop reads at most ${ORDERS_IN_SHOP_MAX} orders at once, got ${orderGids.length}`);
+  if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersInShop reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
   const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true);
   const found = new Map<string, { createdAt: string }>();
   for (const node of data.nodes) if (node?.id && node.createdAt) found.set(node.id, { createdAt: node.createdAt });
   return new Map(orderGids.map((id) => [id, found.get(id) ?? null]));
 }
-
-/** The most orders one `ordersInShop` request names (Shopify's `nodes` takes up to 250). */
-export const ORDERS_IN_SHOP_MAX = 50;
 
 /**
  * One cheap read that the app's work needs (orders, which read_orders grants): it fails with Shopify's answer when

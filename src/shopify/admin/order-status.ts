@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StatusChange, StatusShown } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
-import { parseJsonValue, userErrorSchema, type AdminRequests } from './request.js';
+import { ORDERS_BY_ID_MAX, parseJsonValue, userErrorSchema, type AdminRequests } from './request.js';
 
 /**
  * What an order shows of its print status in Shopify (its tags and the `$app:print_status` metafield), the writes
@@ -21,6 +21,19 @@ const ORDER_SHOWS = /* GraphQL */ `
       id
       tags
       statusMetafield: metafield(namespace: "${STATUS_METAFIELD.namespace}", key: "${STATUS_METAFIELD.key}") { value }
+    }
+  }
+`;
+
+// The same for several orders (OrderReadBatches): the orders a store's syncs read in one turn.
+const ORDERS_SHOW = /* GraphQL */ `
+  query PrintBridgeOrdersShow($ids: [ID!]!) {
+    nodes(ids: $ids) {
+      ... on Order {
+        id
+        tags
+        statusMetafield: metafield(namespace: "${STATUS_METAFIELD.namespace}", key: "${STATUS_METAFIELD.key}") { value }
+      }
     }
   }
 `;
@@ -53,6 +66,28 @@ export async function orderShows(api: AdminRequests, orderGid: string): Promise<
   );
   if (!data.order) return null;
   return { tags: data.order.tags, status: data.order.statusMetafield ? parseJsonValue(data.order.statusMetafield.value) : null };
+}
+
+// A node of another type, or an id the shop does not have, answers null (or an object without the Order's fields).
+const ordersShowSchema = z.object({
+  nodes: z.array(
+    z.object({ id: z.string().optional(), tags: z.array(z.string()).optional(), statusMetafield: z.object({ value: z.string() }).nullable().optional() }).nullable(),
+  ),
+});
+
+/**
+ * `orderShows` for several orders of one shop in one request (`nodes(ids:)`): an answer for each id given, null where
+ * the shop has no such order; each answer is matched to its id by the id it carries.
+ */
+export async function ordersShow(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, StatusShown | null>> {
+  if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersShow reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
+  const data = await api.call('ordersShow', ORDERS_SHOW, { ids: orderGids }, ordersShowSchema, true);
+  const found = new Map<string, StatusShown>();
+  for (const node of data.nodes) {
+    if (!node?.id || !node.tags) continue;
+    found.set(node.id, { tags: node.tags, status: node.statusMetafield ? parseJsonValue(node.statusMetafield.value) : null });
+  }
+  return new Map(orderGids.map((id) => [id, found.get(id) ?? null]));
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 import { ShopifyPacer, type CostReport } from './pacing.js';
 import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
 import type { StatusMetafieldBatches } from './order-status.js';
-import type { OrderInShopBatches } from './order-read-batches.js';
+import type { OrderReads } from './order-read-batches.js';
 
 /**
  * One shop's Admin GraphQL requests, as every operation family sends them (fulfillments.ts, order-status.ts,
@@ -25,6 +25,9 @@ export const gid = (kind: string) =>
  * Answer schemas are made once, at module level, never per call: zod 4 compiles a schema on its first parse, which costs
  * about 100 times the parse itself (185 µs against 2 µs for an order read; issue 27's flash-sale profile).
  */
+/** The most orders one read by ids (`nodes(ids:)`) names; Shopify's `nodes` takes up to 250. */
+export const ORDERS_BY_ID_MAX = 50;
+
 export const pageInfoSchema = z.object({ hasNextPage: z.boolean() });
 
 /** A page of a fulfillment order's lines, each with the order line item it stands for (read as `lineItem`). */
@@ -53,7 +56,7 @@ const graphqlErrorSchema = z.object({
  * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
  * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
  */
-const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'showStatus', 'showStatusMetafields']);
+const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'ordersShow', 'showStatus', 'showStatusMetafields']);
 
 export interface ShopifyAdminApiOptions {
   /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
@@ -64,10 +67,11 @@ export interface ShopifyAdminApiOptions {
    */
   statusMetafields?: StatusMetafieldBatches;
   /**
-   * Shared by every ShopifyAdminApi of the process: whether a shop has an order, asked together for the orders that
-   * reach the check in the same turn (issue 27). Without it each order is asked about on its own.
+   * Shared by every ShopifyAdminApi of the process: the reads of an order (whether the shop has it, what it shows of
+   * its status) asked together for the orders that reach them in the same turn (issue 27, orderReadBatches). Without
+   * them each order is read on its own.
    */
-  orderReads?: OrderInShopBatches;
+  orderReads?: OrderReads;
   /** Called once per operation with how it ended (after the pacer's own retries); for metrics. */
   onCall?: (info: { operation: string; outcome: 'ok' | 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' }) => void;
 }
@@ -88,7 +92,7 @@ export class AdminRequests {
   }
 
   /** The process's batches of order checks, when it has them (ShopifyAdminApiOptions.orderReads). */
-  get orderReads(): OrderInShopBatches | undefined {
+  get orderReads(): OrderReads | undefined {
     return this.options.orderReads;
   }
 
