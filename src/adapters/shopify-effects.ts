@@ -2,7 +2,7 @@ import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
-import { JOB_INLINE_WAIT_MS, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../shopify/admin-api.js';
+import { JOB_INLINE_WAIT_MS, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches, StatusWriteBatches } from '../shopify/admin-api.js';
 import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { routeAdminApi } from '../shopify/admin/routing.js';
@@ -22,6 +22,8 @@ export class ShopifyAdminClients {
   private readonly statusMetafields = new StatusMetafieldBatches();
   /** The reads of each store's orders made in one turn asked together (issue 27). */
   private readonly orderReads = orderReadBatches();
+  /** The status writes of each store's orders made in one turn sent together (issue 27). */
+  private readonly statusWrites = new StatusWriteBatches();
 
   constructor(
     private readonly shopify: Shopify,
@@ -102,7 +104,7 @@ export class ShopifyAdminClients {
     const batched = options.batched ?? true;
     return new ShopifyAdminApi(transport, {
       pacer: this.pacer,
-      ...(batched ? { statusMetafields: this.statusMetafields, orderReads: this.orderReads } : {}),
+      ...(batched ? { statusMetafields: this.statusMetafields, orderReads: this.orderReads, statusWrites: this.statusWrites } : {}),
       onCall: metrics ? ({ operation, outcome }) => metrics.shopifyCalls.inc({ operation, outcome }) : undefined,
     });
   }

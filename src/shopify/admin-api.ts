@@ -36,6 +36,7 @@ export { createShopifyApiTransport, type AdminGraphqlTransport, type GraphqlAnsw
 export { routeAdminApi, clearAdminApiRoutes, configureAdminApiOrigin, SHOP_DOMAIN_HEADER } from './admin/routing.js';
 export { STATUS_METAFIELD, StatusMetafieldBatches } from './admin/order-status.js';
 export { OrderReadBatches, orderReadBatches, type OrderReads } from './admin/order-read-batches.js';
+export { StatusWriteBatches } from './admin/status-write-batches.js';
 export type { ShopifyAdminApiOptions } from './admin/request.js';
 export type { RecentOrder } from './admin/order-reads.js';
 
@@ -71,7 +72,7 @@ export class ShopifyAdminApi extends AdminRequests {
 
   /** Tags added and removed and the status metafield written in one request, only what `change` needs. */
   showStatus(orderGid: string, change: StatusChange): Promise<void> {
-    return showStatus(this, orderGid, change, this.statusMetafields);
+    return showStatus(this, orderGid, change, this.statusMetafields, this.statusWrites);
   }
 
   /** Adds `text` as a line of the order's note unless the note has that line already. */

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { ApiVersion, LogSeverity, Session, shopifyApi } from '@shopify/shopify-api';
 import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createShopifyApiTransport, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
+import { createShopifyApiTransport, orderReadBatches, ShopifyAdminApi, StatusWriteBatches, ShopifyPacer, StatusMetafieldBatches } from '../../src/shopify/admin-api.js';
 import { ADMIN_SCHEMA_VERSION, shopifyAdminSchema } from '../../src/dev/admin-stand-in/admin-schema.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { planFulfillment } from '../../src/shopify/fulfillment-plan.js';
@@ -29,6 +29,7 @@ const OPERATIONS = [
   'orderShows',
   'ordersShow',
   'showStatus',
+  'showStatuses',
   'showStatusMetafields',
   'appendOrderNote (read)',
   'appendOrderNote (write)',
@@ -126,6 +127,18 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
       expect(answers.map((a) => a !== null)).toEqual([true, true, false]);
     });
     await run('showStatus', () => api.showStatus(ORDER_GID, { addTags: ['print-bridge:submitted'], removeTags: ['print-bridge:error'], status: { status: 'submitted', at: '2026-11-20T10:00:00Z' } }));
+    // The process's status writes sent together (issue 27): several orders' tags and one metafieldsSet in one document.
+    const writing = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
+      pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
+      statusWrites: new StatusWriteBatches(),
+    });
+    await run('showStatuses', async () => {
+      await Promise.all([
+        writing.showStatus(ORDER_GID, { addTags: ['print-bridge:received'], removeTags: ['print-bridge:error'], status: { status: 'received', at: '2026-11-20T10:30:00Z' } }),
+        writing.showStatus(LARGE_GID, { addTags: ['print-bridge:submitted'], removeTags: [], status: { status: 'submitted', at: '2026-11-20T10:30:00Z' } }),
+      ]);
+      expect(standIn.getOrder(SHOP, LARGE_GID)?.tags).toContain('print-bridge:submitted');
+    });
     // The process's status-metafield batches (issue 27): the metafield of the status in one metafieldsSet of several orders.
     const batched = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
       pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
@@ -200,6 +213,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeRejectFulfillmentRequest",
         "PrintBridgeShowStatus",
         "PrintBridgeShowStatusMetafields",
+        "PrintBridgeShowStatuses",
         "orderAsWebhookBody",
         "orderLineItemsPage",
       ]

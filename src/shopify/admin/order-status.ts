@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { StatusChange, StatusShown } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
 import { ORDERS_BY_ID_MAX, parseJsonValue, userErrorSchema, type AdminRequests } from './request.js';
+import type { StatusWriteBatches } from './status-write-batches.js';
 
 /**
  * What an order shows of its print status in Shopify (its tags and the `$app:print_status` metafield), the writes
@@ -101,13 +102,26 @@ export async function ordersShow(api: AdminRequests, orderGids: readonly string[
  * read the list came from and the write would be lost, and Shopify offers nothing to make that write conditional
  * (docs/pipeline.md, *What Shopify shows*).
  */
-export async function showStatus(api: AdminRequests, orderGid: string, change: StatusChange, batches?: StatusMetafieldBatches): Promise<void> {
+export async function showStatus(
+  api: AdminRequests,
+  orderGid: string,
+  change: StatusChange,
+  batches?: StatusMetafieldBatches,
+  writes?: StatusWriteBatches,
+): Promise<void> {
   // While the bucket is (nearly) full nothing is gained by waiting: the tags and the metafield go as one request.
   if (batches && change.status !== undefined && batches.worthWaiting(api)) {
     const { status, ...tags } = change;
-    await Promise.all([showStatus(api, orderGid, tags), batches.write(api, orderGid, status)]);
+    await Promise.all([showStatus(api, orderGid, tags, undefined, writes), batches.write(api, orderGid, status)]);
     return;
   }
+  // With `writes`, the writes of the shop's other orders made in the same turn go in the same request.
+  if (writes) return writes.write(api, orderGid, change);
+  return sendStatusChange(api, orderGid, change);
+}
+
+/** One order's status change as one document: only the mutations it needs (none: nothing is sent). */
+export async function sendStatusChange(api: AdminRequests, orderGid: string, change: StatusChange): Promise<void> {
   const operation = 'showStatus';
   const variables: string[] = [];
   const fields: string[] = [];

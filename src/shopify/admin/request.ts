@@ -11,6 +11,7 @@ import { ShopifyPacer, type CostReport } from './pacing.js';
 import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
 import type { StatusMetafieldBatches } from './order-status.js';
 import type { OrderReads } from './order-read-batches.js';
+import type { StatusWriteBatches } from './status-write-batches.js';
 
 /**
  * One shop's Admin GraphQL requests, as every operation family sends them (fulfillments.ts, order-status.ts,
@@ -56,7 +57,7 @@ const graphqlErrorSchema = z.object({
  * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
  * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
  */
-const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'ordersShow', 'showStatus', 'showStatusMetafields']);
+const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'ordersShow', 'showStatus', 'showStatuses', 'showStatusMetafields']);
 
 export interface ShopifyAdminApiOptions {
   /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
@@ -72,6 +73,11 @@ export interface ShopifyAdminApiOptions {
    * them each order is read on its own.
    */
   orderReads?: OrderReads;
+  /**
+   * Shared by every ShopifyAdminApi of the process: the status writes of a shop's orders made in the same turn, sent
+   * as one request (issue 27). Without it each order's status is written in a request of its own.
+   */
+  statusWrites?: StatusWriteBatches;
   /** Called once per operation with how it ended (after the pacer's own retries); for metrics. */
   onCall?: (info: { operation: string; outcome: 'ok' | 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' }) => void;
 }
@@ -89,6 +95,11 @@ export class AdminRequests {
   /** The process's batches of status metafields, when it has them (ShopifyAdminApiOptions.statusMetafields). */
   get statusMetafields(): StatusMetafieldBatches | undefined {
     return this.options.statusMetafields;
+  }
+
+  /** The process's batched status writes, when it has them (ShopifyAdminApiOptions.statusWrites). */
+  get statusWrites(): StatusWriteBatches | undefined {
+    return this.options.statusWrites;
   }
 
   /** The process's batches of order checks, when it has them (ShopifyAdminApiOptions.orderReads). */
