@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PRINT_SKUS, demoPrinterAccounts } from '../../src/dev/demo/mapping.js';
 import { freePort } from '../../src/local-redis.js';
 import { runDemo, type DemoResult } from '../../src/dev/demo/run-demo.js';
 import { demoScenarios } from '../../src/dev/demo/scenarios.js';
-import { runBin } from '../helpers/run-cli.js';
+import { type CliResult, runBin } from '../helpers/run-cli.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
 
 /**
@@ -50,6 +50,20 @@ const redisServerInstalled = (() => {
 })();
 
 describe('print-bridge demo', () => {
+  // The command-line run (the last test) is a process of its own with a private redis-server and its own ports: it is
+  // started with the file, plays its orders while the in-process runs below play theirs, and its test waits for it.
+  let commandLineRun: Promise<CliResult> | undefined;
+  beforeAll(() => {
+    if (!redisServerInstalled) return;
+    commandLineRun = freePort().then((port) =>
+      runBin(['demo', '--speed', '10', '--hold-seconds', '2'], { REDIS_URL: `redis://127.0.0.1:${port}` }, { timeoutMs: 120_000 }),
+    );
+  });
+  // Never left running after the file (its test filtered out, or failed early): it ends by itself, keys and all.
+  afterAll(async () => {
+    await commandLineRun;
+  }, 120_000);
+
   it('brings every sample order to its expected end state and says so', { timeout: 60_000 }, async () => {
     const { out, text } = capture();
     const result = await runDemo({ out, redisUrl: TEST_REDIS_URL, ...FAST });
@@ -204,10 +218,9 @@ describe('print-bridge demo', () => {
 
   it.skipIf(!redisServerInstalled)(
     'runs from the command line with a private redis-server when REDIS_URL has no Redis',
-    { timeout: 60_000 },
+    { timeout: 120_000 },
     async () => {
-      const port = await freePort();
-      const result = await runBin(['demo', '--speed', '10', '--hold-seconds', '2'], { REDIS_URL: `redis://127.0.0.1:${port}` }, { timeoutMs: 55_000 });
+      const result = await commandLineRun!;
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(result.stdout).toContain('a private redis-server');
       expect(result.stdout).toContain('Demo summary');

@@ -131,76 +131,100 @@ export function hostPath(stage: StageTree, path: string): string {
   return join(stage.root, posix.resolve(stage.workdir, path));
 }
 
-/** Runs the stages in order, each in its own folder under `dir`; returns every stage's tree (the last is the image). */
+/**
+ * Runs the stages, each in its own folder under `dir`; returns every stage's tree (the last is the image). As BuildKit
+ * does, a stage runs alongside the others and waits only where it takes files from an earlier one (`COPY --from`):
+ * the image's own `npm ci --omit=dev` need not wait for the build stage's compile.
+ */
 export async function buildStages(stages: Stage[], context: string, dir: string, runStep: RunStep): Promise<StageTree[]> {
-  const trees: StageTree[] = [];
-  const byName = new Map<string, StageTree>();
+  const trees: StageTree[] = stages.map((_, index) => ({ root: join(dir, `stage-${index}`), workdir: '/', env: {}, log: [] }));
+  // Each stage's run, by index and by name; a stage may only take from one defined before it, as in Docker.
+  const built: Promise<StageTree>[] = [];
+  const byName = new Map<string, Promise<StageTree>>();
+  // A failed stage fails the build at once, not only when a later stage waits on it.
+  const failed = new AbortController();
   for (const [index, stage] of stages.entries()) {
-    const tree: StageTree = { root: join(dir, `stage-${index}`), workdir: '/', env: {}, log: [] };
-    mkdirSync(tree.root, { recursive: true });
-    for (const instruction of stage.instructions) {
-      switch (instruction.keyword) {
-        case 'WORKDIR':
-          tree.workdir = posix.resolve(tree.workdir, instruction.args);
-          mkdirSync(hostPath(tree, '.'), { recursive: true });
-          break;
-        case 'ENV':
-          for (const [key, value] of parseEnv(instruction)) tree.env[key] = value;
-          break;
-        case 'COPY': {
-          const copy = parseCopy(instruction);
-          const source = copy.from ? byName.get(copy.from) ?? trees[Number(copy.from)] : undefined;
-          if (copy.from && !source) throw new Error(`Dockerfile line ${instruction.line}: COPY --from=${copy.from}: no such stage`);
-          const toDir = copy.dest.endsWith('/') || copy.sources.length > 1;
-          for (const src of copy.sources) {
-            const from = source ? join(source.root, posix.resolve('/', src)) : join(context, posix.normalize(src));
-            if (!source && posix.normalize(src).startsWith('..')) throw new Error(`Dockerfile line ${instruction.line}: COPY ${src} is outside the build context`);
-            if (!existsSync(from)) {
-              throw new Error(
-                `Dockerfile line ${instruction.line}: COPY ${src}: not found ${source ? `in stage ${copy.from}` : 'in the build context (not in git, or excluded by .dockerignore)'}`,
-              );
-            }
-            const dest = hostPath(tree, copy.dest);
-            // Docker copies a directory's contents, never the directory itself; a file into a destination ending in
-            // `/` (or with several sources) keeps its name.
-            if (statSync(from).isDirectory()) cpSync(from, dest, { recursive: true });
-            else {
-              const target = toDir ? join(dest, posix.basename(src)) : dest;
-              mkdirSync(dirname(target), { recursive: true });
-              cpSync(from, target);
-            }
-          }
-          break;
-        }
-        case 'RUN':
-          if (instruction.args.startsWith('[')) throw new Error(`Dockerfile line ${instruction.line}: RUN in exec form is not known to this test`);
-          for (const step of instruction.args.split(/\s*&&\s*/)) await runStep(step.trim(), tree);
-          break;
-        case 'USER':
-          tree.user = instruction.args;
-          break;
-        case 'ENTRYPOINT':
-          tree.entrypoint = parseExecForm(instruction);
-          // Docker resets an inherited CMD when ENTRYPOINT is set.
-          delete tree.cmd;
-          break;
-        case 'CMD':
-          tree.cmd = parseExecForm(instruction);
-          break;
-        // Metadata for the container's run time: nothing to build.
-        case 'EXPOSE':
-        case 'HEALTHCHECK':
-        case 'STOPSIGNAL':
-        case 'LABEL':
-          break;
-        default:
-          throw new Error(`Dockerfile line ${instruction.line}: ${instruction.keyword} is not known to this test (test/helpers/dockerfile.ts)`);
-      }
-    }
-    trees.push(tree);
-    if (stage.name) byName.set(stage.name, tree);
+    const earlier = { byName: new Map(byName), byIndex: built.slice() };
+    const running = buildStage(stage, trees[index]!, context, earlier, runStep, failed.signal);
+    running.catch((error: unknown) => failed.abort(error));
+    built.push(running);
+    if (stage.name) byName.set(stage.name, running);
   }
-  return trees;
+  return Promise.all(built);
+}
+
+async function buildStage(
+  stage: Stage,
+  tree: StageTree,
+  context: string,
+  earlier: { byName: Map<string, Promise<StageTree>>; byIndex: Promise<StageTree>[] },
+  runStep: RunStep,
+  failed: AbortSignal,
+): Promise<StageTree> {
+  mkdirSync(tree.root, { recursive: true });
+  for (const instruction of stage.instructions) {
+    failed.throwIfAborted();
+    switch (instruction.keyword) {
+      case 'WORKDIR':
+        tree.workdir = posix.resolve(tree.workdir, instruction.args);
+        mkdirSync(hostPath(tree, '.'), { recursive: true });
+        break;
+      case 'ENV':
+        for (const [key, value] of parseEnv(instruction)) tree.env[key] = value;
+        break;
+      case 'COPY': {
+        const copy = parseCopy(instruction);
+        const sourceStage = copy.from ? earlier.byName.get(copy.from) ?? earlier.byIndex[Number(copy.from)] : undefined;
+        if (copy.from && !sourceStage) throw new Error(`Dockerfile line ${instruction.line}: COPY --from=${copy.from}: no such stage`);
+        // The stage it takes from, once that stage is built.
+        const source = sourceStage ? await sourceStage : undefined;
+        const toDir = copy.dest.endsWith('/') || copy.sources.length > 1;
+        for (const src of copy.sources) {
+          const from = source ? join(source.root, posix.resolve('/', src)) : join(context, posix.normalize(src));
+          if (!source && posix.normalize(src).startsWith('..')) throw new Error(`Dockerfile line ${instruction.line}: COPY ${src} is outside the build context`);
+          if (!existsSync(from)) {
+            throw new Error(
+              `Dockerfile line ${instruction.line}: COPY ${src}: not found ${source ? `in stage ${copy.from}` : 'in the build context (not in git, or excluded by .dockerignore)'}`,
+            );
+          }
+          const dest = hostPath(tree, copy.dest);
+          // Docker copies a directory's contents, never the directory itself; a file into a destination ending in
+          // `/` (or with several sources) keeps its name.
+          if (statSync(from).isDirectory()) cpSync(from, dest, { recursive: true });
+          else {
+            const target = toDir ? join(dest, posix.basename(src)) : dest;
+            mkdirSync(dirname(target), { recursive: true });
+            cpSync(from, target);
+          }
+        }
+        break;
+      }
+      case 'RUN':
+        if (instruction.args.startsWith('[')) throw new Error(`Dockerfile line ${instruction.line}: RUN in exec form is not known to this test`);
+        for (const step of instruction.args.split(/\s*&&\s*/)) await runStep(step.trim(), tree);
+        break;
+      case 'USER':
+        tree.user = instruction.args;
+        break;
+      case 'ENTRYPOINT':
+        tree.entrypoint = parseExecForm(instruction);
+        // Docker resets an inherited CMD when ENTRYPOINT is set.
+        delete tree.cmd;
+        break;
+      case 'CMD':
+        tree.cmd = parseExecForm(instruction);
+        break;
+      // Metadata for the container's run time: nothing to build.
+      case 'EXPOSE':
+      case 'HEALTHCHECK':
+      case 'STOPSIGNAL':
+      case 'LABEL':
+        break;
+      default:
+        throw new Error(`Dockerfile line ${instruction.line}: ${instruction.keyword} is not known to this test (test/helpers/dockerfile.ts)`);
+    }
+  }
+  return tree;
 }
 
 function parseEnv(instruction: Instruction): [string, string][] {

@@ -19,7 +19,14 @@ describe('the production build', () => {
   const schema = testSchemaName('build');
   beforeAll(() => {
     app = mkdtempSync(join(tmpdir(), 'pb-image-'));
-    const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(app, 'dist')], { encoding: 'utf8' });
+    // The same JavaScript as `npm run build` emits, without its type check (--noCheck: half the time, 4 s instead of 9
+    // on a 2-core machine). The check is not lost: image.test.ts runs `npm run build` itself, which type-checks this
+    // same tsconfig.build.json and fails on any error, and `npm run typecheck` checks src/ with the tests.
+    const built = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(app, 'dist'), '--noCheck'],
+      { encoding: 'utf8' },
+    );
     expect(built.status, built.stdout + built.stderr).toBe(0);
     for (const dir of ['bin', 'drizzle', 'mappings']) cpSync(join(ROOT, dir), join(app, dir), { recursive: true });
     writeFileSync(join(app, 'package.json'), JSON.stringify(pkg));
