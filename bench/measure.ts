@@ -5,7 +5,7 @@
  * counts too (run the comparison on a quiet machine).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
@@ -24,6 +24,28 @@ export function cpuMs(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU ms of every process whose command name is one of `names` (`postgres`, `redis-server`): the servers the pipelines
+ * share, whatever their pids (PostgreSQL forks a backend per connection). A backend that exited between two readings
+ * takes its time with it, so read both ends while the pipelines' connections are open.
+ */
+export function serverCpuMs(names: readonly string[]): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!names.includes(name)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return total;
 }
 
 export async function xactCommits(client: pg.Client): Promise<number> {

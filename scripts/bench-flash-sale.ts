@@ -28,7 +28,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { PrintServiceClient } from '../src/print-service/client.js';
-import { cpuMs, redisCounters, startBare, xactCommits } from '../bench/measure.js';
+import { cpuMs, redisCounters, serverCpuMs, startBare, xactCommits } from '../bench/measure.js';
 import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
 import { describeSizes, type GeneratedOrder, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
 import { signedHeaders } from './bench-webhooks.js';
@@ -173,6 +173,8 @@ interface RoundResult {
   refused: number;
   latencies: number[];
   cpu: Record<string, number>;
+  /** CPU ms of the processes both pipelines share (servers, the emulator, the Admin API stand-in) during the round. */
+  shared: Record<string, number>;
   xacts: number;
   redisCommands: number;
   redisBytesIn: number;
@@ -189,6 +191,19 @@ async function emulatorCount(): Promise<number> {
 }
 
 const agent = new Agent({ connections: concurrency });
+
+/**
+ * CPU ms so far of what the pipelines share on these cores: the print-service emulator, the Admin API stand-in (which
+ * stands for Shopify, whose work is not on the merchant's cores in production), PostgreSQL and Redis.
+ */
+function sharedCpu(): Record<string, number> {
+  return {
+    'print-service emulator': cpuMs(emulator.child.pid),
+    'Admin API stand-in (Shopify)': cpuMs(standIn.child.pid),
+    'PostgreSQL server': serverCpuMs(['postgres']),
+    'Redis server': serverCpuMs(['redis-server']),
+  };
+}
 
 /** The Admin API requests the stand-in answered since the last ask. */
 function standInRequests(): Promise<{ total: number; byOperation: Record<string, number> }> {
@@ -207,6 +222,7 @@ function standInRequests(): Promise<{ total: number; byOperation: Record<string,
 async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): Promise<RoundResult> {
   await standInRequests();
   const cpuBefore = p.processes.map((x) => cpuMs(x.child.pid));
+  const sharedBefore = sharedCpu();
   const redisBefore = await redisCounters(redis);
   const xactBefore = await xactCommits(db);
   const countBefore = await emulatorCount();
@@ -236,6 +252,7 @@ async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): P
     seen = now;
   }
   const cpuAfter = p.processes.map((x) => cpuMs(x.child.pid));
+  const sharedAfter = sharedCpu();
   const redisAfter = await redisCounters(redis);
   const redisSeconds = (Date.now() - startedAt) / 1000;
   // A backend reports its transaction counts when idle, and waits up to 10 s (PGSTAT_IDLE_INTERVAL) to do so.
@@ -263,6 +280,7 @@ async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): P
   latencies.sort((a, b) => a - b);
   const cpu: Record<string, number> = {};
   p.processes.forEach((x, i) => (cpu[x.role] = cpuAfter[i]! - cpuBefore[i]!));
+  const shared = Object.fromEntries(Object.keys(sharedAfter).map((k) => [k, sharedAfter[k]! - sharedBefore[k]!]));
   return {
     pipeline: p.name,
     round,
@@ -272,6 +290,7 @@ async function runRound(p: Pipeline, round: number, orders: GeneratedOrder[]): P
     refused,
     latencies,
     cpu,
+    shared,
     // Less what every process does when idle (both pipelines are up throughout), measured before the rounds.
     xacts: xactAfter - xactBefore - idle.xactsPerSecond * xactSeconds,
     redisCommands: redisAfter.commands - redisBefore.commands - idle.redisCommandsPerSecond * redisSeconds,
@@ -348,12 +367,20 @@ try {
       p99: pct(latencies, 0.99),
       cpu: Object.fromEntries(Object.entries(cpu).map(([role, ms]) => [role, ms / orders])),
       cpuTotal: Object.values(cpu).reduce((a, b) => a + b, 0) / orders,
+      shared: rs.reduce<Record<string, number>>((all, r) => {
+        for (const [k, ms] of Object.entries(r.shared)) all[k] = (all[k] ?? 0) + ms / orders;
+        return all;
+      }, {}),
       xacts: rs.reduce((n, r) => n + r.xacts, 0) / orders,
       redis: rs.reduce((n, r) => n + r.redisCommands, 0) / orders,
       redisKb: rs.reduce((n, r) => n + r.redisBytesIn, 0) / orders / 1024,
       shopify: rs.reduce((n, r) => n + r.shopify.total, 0) / orders,
       shopifyByOperation: rs.reduce<Record<string, number>>((all, r) => {
-        for (const [op, n] of Object.entries(r.shopify.byOperation)) all[op] = (all[op] ?? 0) + n / orders;
+        for (const [op, n] of Object.entries(r.shopify.byOperation)) {
+        // A document of several orders' status writes (StatusWriteBatches) is named by what it is, not by its fields.
+        const name = (op.match(/tagsAdd/g)?.length ?? 0) > 1 || (op.match(/tagsRemove/g)?.length ?? 0) > 1 ? "mutation several orders' status" : op;
+        all[name] = (all[name] ?? 0) + n / orders;
+      }
         return all;
       }, {}),
       losses: rs.reduce((n, r) => n + r.losses, 0),
@@ -373,6 +400,9 @@ try {
     row(`CPU ms per order, ${role} process`, pb.cpu[role]?.toFixed(2) ?? '–', bare.cpu[role]?.toFixed(2) ?? '–', pb.cpu[role] !== undefined && bare.cpu[role] !== undefined ? ratioOf(pb.cpu[role], bare.cpu[role]) : '');
   }
   row('CPU ms per order, all its processes', pb.cpuTotal.toFixed(2), bare.cpuTotal.toFixed(2), ratioOf(pb.cpuTotal, bare.cpuTotal));
+  for (const service of Object.keys(pb.shared)) {
+    row(`CPU ms per order, ${service}`, pb.shared[service]!.toFixed(2), bare.shared[service]?.toFixed(2) ?? '–', ratioOf(pb.shared[service]!, bare.shared[service] ?? 0));
+  }
   row('PostgreSQL transactions per order', pb.xacts.toFixed(1), bare.xacts.toFixed(1), ratioOf(pb.xacts, bare.xacts));
   row('Redis commands per order', pb.redis.toFixed(1), bare.redis.toFixed(1), ratioOf(pb.redis, bare.redis));
   row('Redis KB received per order', pb.redisKb.toFixed(1), bare.redisKb.toFixed(1), ratioOf(pb.redisKb, bare.redisKb));
