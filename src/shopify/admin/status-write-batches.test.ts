@@ -104,6 +104,14 @@ describe('StatusWriteBatches', () => {
     expect(shop.requests[1]!.variables).toMatchObject({ id: order(1), add: ['print-bridge:shipped'] });
   });
 
+  it('writes at most ten orders a request, so a request never asks the bucket for more than 210 points', async () => {
+    const shop = fakeShop();
+    const writes = new StatusWriteBatches();
+    await Promise.all(Array.from({ length: 11 }, (_, i) => apiOn(shop.transport, writes).showStatus(order(i + 1), submitted(i + 1))));
+    expect(shop.requests.map((r) => r.operation)).toEqual(['showStatuses', 'showStatus']);
+    expect(shop.requests[0]!.query.match(/tagsAdd|tagsRemove|metafieldsSet/g)).toHaveLength(21);
+  });
+
   it('sends nothing for a change with nothing to write', async () => {
     const shop = fakeShop();
     await apiOn(shop.transport, new StatusWriteBatches()).showStatus(order(1), { addTags: [], removeTags: [] });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StatusChange } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
-import { METAFIELDS_SET_MAX, sendStatusChange, STATUS_METAFIELD } from './order-status.js';
+import { sendStatusChange, STATUS_METAFIELD } from './order-status.js';
 import { userErrorSchema, type AdminRequests } from './request.js';
 
 interface Waiter {
@@ -21,6 +21,9 @@ interface OpenWrites {
   entries: Map<string, Entry>;
 }
 
+/** The most orders one status request writes (two tag mutations each and one `metafieldsSet`: 210 points at most). */
+export const STATUS_WRITES_MAX = 10;
+
 const payloadSchema = z.object({ userErrors: z.array(userErrorSchema) }).nullable().optional();
 const statusesSchema = z.record(z.string(), payloadSchema);
 
@@ -35,14 +38,16 @@ const statusesSchema = z.record(z.string(), payloadSchema);
  * The guarantees are the single write's: each write resolves when its own order shows the change, and is refused with
  * the errors Shopify gives about its own order. The tags of an order are its own mutations; `metafieldsSet` is all or
  * nothing, so when Shopify refuses an order's entry, that order's write is refused and the other orders' metafields
- * are written again without it (their tags are written already, and tags are a set). Up to 25 orders a request
- * (`metafieldsSet`'s limit): 51 mutations at most, 510 points requested, under Shopify's 1,000 a query. A second write
- * of an order whose write is waiting in the batch starts the next batch, so one order's writes are never merged.
+ * are written again without it (their tags are written already, and tags are a set). Up to 10 orders a request
+ * (STATUS_WRITES_MAX): a request asks the shop's bucket for its whole requested cost at once, and 21 mutations (210
+ * points) is what a standard plan's bucket refills in about two seconds, so a batch never waits long behind the
+ * store's fulfillments where the orders' own writes would have gone one by one. A second write of an order whose
+ * write is waiting in the batch starts the next batch, so one order's writes are never merged.
  */
 export class StatusWriteBatches {
   private readonly open = new Map<string, OpenWrites>();
 
-  constructor(private readonly max = METAFIELDS_SET_MAX) {}
+  constructor(private readonly max = STATUS_WRITES_MAX) {}
 
   write(api: AdminRequests, orderGid: string, change: StatusChange): Promise<void> {
     if (change.addTags.length === 0 && change.removeTags.length === 0 && change.status === undefined) return Promise.resolve();
