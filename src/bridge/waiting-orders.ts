@@ -164,9 +164,9 @@ export class ShopConditions {
   setup(shop: string): Promise<PrintSetup> {
     let known = this.setups.get(shop);
     if (!known) {
-      // Fresh: the run is the look a set-up change asks for (an account connected, live), often made in another
+      // Fresh: a run may be the look a set-up change asks for (an account connected, live), often made in another
       // process (the web's), and this process may have read the store's set-up just before it: a stale read would
-      // leave the orders waiting until the periodic check.
+      // leave the orders waiting until the periodic check. One read a store a run, whatever asked for the run.
       known = this.deps.printAccounts.setupOf(shop, { fresh: true });
       this.setups.set(shop, known);
     }

@@ -32,7 +32,9 @@ export class StoreMappingSync {
     const pollMs = this.deps.pollMs ?? 2_000;
     if (pollMs > 0) {
       this.timer = setInterval(() => {
-        void this.refresh().catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not read the stores' mapping versions; keeping those in use"));
+        // A poll joins a run under way (it asks for nothing newer than that run reads); only saves and rollbacks wait
+        // for a follow-up, so a sync slower than the interval does not queue runs back to back.
+        void (this.running ?? this.refresh()).catch((error: unknown) => this.deps.logger.warn({ err: error }, "could not read the stores' mapping versions; keeping those in use"));
       }, pollMs);
       this.timer.unref();
     }

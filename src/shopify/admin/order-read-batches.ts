@@ -13,8 +13,11 @@ interface OpenBatch<T> {
   waiters: Map<string, Waiter<T>[]>;
 }
 
-/** Only ids of this shape go in a batch: a malformed id makes Shopify refuse the whole query, so it is asked alone. */
-const ORDER_GID = /^gid:\/\/shopify\/Order\/\d+$/;
+/**
+ * Only ids of this shape go in a batch: a malformed id makes Shopify refuse the whole query, so it is asked alone (as
+ * is one with a leading zero, which the batch's match by id would not find while the one-order read would).
+ */
+const ORDER_GID = /^gid:\/\/shopify\/Order\/[1-9]\d*$/;
 
 /**
  * One read of an order, asked for many orders at once (issue 27). In a flash sale dozens of one store's orders reach

@@ -30,7 +30,7 @@ const ORDER_IN_SHOP = /* GraphQL */ `
   }
 `;
 
-// Whether the shop has each of these orders, for the orders asked about together (OrderInShopBatches): an object a point.
+// Whether the shop has each of these orders, for the orders asked about together (OrderReadBatches): an object a point.
 const ORDERS_IN_SHOP = /* GraphQL */ `
   query PrintBridgeOrdersInShop($ids: [ID!]!) {
     nodes(ids: $ids) {
@@ -82,7 +82,8 @@ const ordersInShopSchema = z.object({
  */
 export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, { createdAt: string } | null>> {
   if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersInShop reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
-  const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true);
+  // Each id is an order looked up: a point each.
+  const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true, { key: `ordersInShop×${orderGids.length}`, estimate: orderGids.length });
   const found = new Map<string, { createdAt: string }>();
   for (const node of data.nodes) if (node?.id && node.createdAt) found.set(node.id, { createdAt: node.createdAt });
   return new Map(orderGids.map((id) => [id, found.get(id) ?? null]));

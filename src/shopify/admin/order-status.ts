@@ -82,7 +82,8 @@ const ordersShowSchema = z.object({
  */
 export async function ordersShow(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, StatusShown | null>> {
   if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersShow reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
-  const data = await api.call('ordersShow', ORDERS_SHOW, { ids: orderGids }, ordersShowSchema, true);
+  // Each id is an order and its metafield looked up: two points each.
+  const data = await api.call('ordersShow', ORDERS_SHOW, { ids: orderGids }, ordersShowSchema, true, { key: `ordersShow×${orderGids.length}`, estimate: 2 * orderGids.length });
   const found = new Map<string, StatusShown>();
   for (const node of data.nodes) {
     if (!node?.id || !node.tags) continue;

@@ -124,6 +124,16 @@ describe('ShopifyPacer', () => {
     expect(pacer.availableShare(SHOP)).toBe(1);
   });
 
+  it("reserves a request of several orders at its own estimate until an answer of that size has said its cost", async () => {
+    const { pacer, waits } = fakePacer();
+    pacer.observe(SHOP, 'showStatuses×3', { requestedQueryCost: 30, actualQueryCost: 30, throttleStatus: status(100) });
+    // A batch of 21 mutations asks for 210, not the 30 a batch of 3 cost nor the default: it waits for the bucket.
+    expect(pacer.expectedCost('showStatuses×21', 210)).toBe(210);
+    expect(pacer.expectedCost('showStatuses×3', 210)).toBe(30);
+    await pacer.run(SHOP, 'showStatuses×21', { idempotent: true, estimatedCost: 210 }, async () => undefined);
+    expect(waits).toEqual([expect.objectContaining({ reason: 'bucket-low' })]);
+  });
+
   it('waits before a call until the bucket, refilling since the last answer, holds its expected cost', async () => {
     const { pacer, waits, advance } = fakePacer();
     pacer.observe(SHOP, 'getOrderForFulfillment', { requestedQueryCost: 300, actualQueryCost: 300, throttleStatus: status(0) });

@@ -116,11 +116,22 @@ export class AdminRequests {
     return this.transport.shop;
   }
 
-  /** One operation: `idempotent` lets the pacer send it again after an answer whose outcome is unknown. */
-  async call<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
-    if (!this.options.onCall) return this.send(operation, query, variables, schema, idempotent);
+  /**
+   * One operation: `idempotent` lets the pacer send it again after an answer whose outcome is unknown. `pacing`: for a
+   * request whose cost depends on how many orders it names (the batches), the pacer's key for it (the operation and
+   * its size, so each size learns its own cost) and its expected points until an answer says.
+   */
+  async call<T>(
+    operation: string,
+    query: string,
+    variables: Record<string, unknown>,
+    schema: z.ZodType<T>,
+    idempotent: boolean,
+    pacing?: { key: string; estimate: number },
+  ): Promise<T> {
+    if (!this.options.onCall) return this.send(operation, query, variables, schema, idempotent, pacing);
     try {
-      const result = await this.send(operation, query, variables, schema, idempotent);
+      const result = await this.send(operation, query, variables, schema, idempotent, pacing);
       this.options.onCall({ operation, outcome: 'ok' });
       return result;
     } catch (error) {
@@ -133,15 +144,24 @@ export class AdminRequests {
     if (userErrors.length > 0) throw new ShopifyUserError(operation, this.shop, subject, userErrors);
   }
 
-  private async send<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean): Promise<T> {
-    return this.pacer.run(this.shop, operation, { idempotent, background: BACKGROUND_OPERATIONS.has(operation) }, async (reportCost) => {
+  private async send<T>(
+    operation: string,
+    query: string,
+    variables: Record<string, unknown>,
+    schema: z.ZodType<T>,
+    idempotent: boolean,
+    pacing?: { key: string; estimate: number },
+  ): Promise<T> {
+    const paced = pacing?.key ?? operation;
+    const options = { idempotent, background: BACKGROUND_OPERATIONS.has(operation), ...(pacing ? { estimatedCost: pacing.estimate } : {}) };
+    return this.pacer.run(this.shop, paced, options, async (reportCost) => {
       const answer = await this.transport.request(operation, query, variables);
       const cost = readCost(answer);
       if (cost) reportCost(cost);
       const errors = readErrors(answer);
       if (errors.length > 0) {
         if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
-          throw new ShopifyThrottledError(operation, this.shop, cost?.requestedQueryCost ?? this.pacer.expectedCost(operation), cost?.throttleStatus);
+          throw new ShopifyThrottledError(operation, this.shop, cost?.requestedQueryCost ?? this.pacer.expectedCost(paced, pacing?.estimate), cost?.throttleStatus);
         }
         throw new ShopifyProtocolError(
           operation,
