@@ -88,6 +88,22 @@ describe('StoreMappingSync', () => {
     expect(reg.served.get(SHOP)).toBe(1);
   });
 
+  it('keeps polling when the first read at start fails, and serves the version once the database answers', async () => {
+    const fake = fakeSettings();
+    fake.pointers.set(SHOP, 3);
+    let failures = 1;
+    const flaky = { ...fake.settings, mappingPointers: () => (failures-- > 0 ? Promise.reject(new Error('database not up yet')) : fake.settings.mappingPointers()) };
+    let served!: () => void;
+    const servedP = new Promise<void>((resolve) => (served = resolve));
+    const reg = registry();
+    const watched = { ...reg, setStoreMapping: (shop: string, current: { version: number } | undefined) => (reg.setStoreMapping(shop, current), served()) };
+    const sync = new StoreMappingSync({ settings: flaky, registry: watched, logger: pino({ level: 'silent' }), pollMs: 5 });
+    await expect(sync.start()).rejects.toThrow('database not up yet');
+    await servedP;
+    sync.close();
+    expect(reg.served.get(SHOP)).toBe(3);
+  });
+
   it('runs one follow-up for every call made while a run is under way', async () => {
     const fake = fakeSettings();
     const reg = registry();

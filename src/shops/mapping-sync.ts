@@ -27,9 +27,22 @@ export class StoreMappingSync {
     },
   ) {}
 
+  /**
+   * Reads the stores' versions, then keeps reading them every `pollMs`. The polling starts whatever the first read
+   * did: a database that did not answer at start must not leave the stores' own versions unserved until a restart
+   * (the caller logs the first failure; the polls keep trying).
+   */
   async start(): Promise<void> {
-    await this.refresh();
+    try {
+      await this.refresh();
+    } finally {
+      this.poll();
+    }
+  }
+
+  private poll(): void {
     const pollMs = this.deps.pollMs ?? 2_000;
+    if (this.timer) return;
     if (pollMs > 0) {
       this.timer = setInterval(() => {
         // A poll joins a run under way (it asks for nothing newer than that run reads); only saves and rollbacks wait
