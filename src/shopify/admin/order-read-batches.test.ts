@@ -108,6 +108,27 @@ describe('OrderReadBatches', () => {
     expect(shop.requests.map((r) => r.operation).sort()).toEqual(['orderInShop', 'ordersShow']);
   });
 
+  it("reads alone an order Shopify answered with an error of its own, so the error is that order's and not the others'", async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1), order(2), order(3)]);
+    const answer = shop.transport.request.bind(shop.transport);
+    shop.transport.request = async (operation, query, variables) => {
+      const answered = await answer(operation, query, variables);
+      if (operation === 'orderInShop' && variables.id === order(2)) throw new ShopifyUnavailableError('orderInShop', 'a.myshopify.com', 503, 'down');
+      if (operation !== 'ordersInShop') return answered;
+      const nodes = (answered.data as { nodes: unknown[] }).nodes;
+      nodes[1] = null;
+      return { data: { nodes }, errors: [{ message: 'Access denied for order.', path: ['nodes', 1], extensions: { code: 'ACCESS_DENIED' } }] };
+    };
+    const batches = orderReadBatches();
+    const outcomes = await Promise.allSettled([1, 2, 3].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(shop.requests.map((r) => r.operation)).toEqual(['ordersInShop', 'orderInShop']);
+    // An error that names no element still fails the whole request, as before.
+    shop.transport.request = async () => ({ data: null, errors: [{ message: 'Internal error' }] });
+    const failed = await Promise.allSettled([1, 3].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
+    expect(failed.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+  });
+
   it('gives a failure to every check of the batch', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1)], () => new ShopifyUnavailableError('ordersInShop', 'a.myshopify.com', 503, 'down'));
     const batches = orderReadBatches();

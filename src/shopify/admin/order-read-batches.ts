@@ -1,6 +1,6 @@
 import { orderInShop, ordersInShop } from './order-reads.js';
 import { orderShows, ordersShow } from './order-status.js';
-import { ORDERS_BY_ID_MAX, type AdminRequests } from './request.js';
+import { ORDERS_BY_ID_MAX, type AdminRequests, type BatchAnswers } from './request.js';
 
 interface Waiter<T> {
   resolve: (value: T | null) => void;
@@ -40,8 +40,11 @@ export class OrderReadBatches<T> {
     private readonly read: {
       /** The read of one order (a batch of one keeps it: a point, and no list to pay for). */
       one: (api: AdminRequests, orderGid: string) => Promise<T | null>;
-      /** The read of several orders: an answer for each id given, null where the shop has no such order. */
-      many: (api: AdminRequests, orderGids: readonly string[]) => Promise<Map<string, T | null>>;
+      /**
+       * The read of several orders: an answer for each id given, null where the shop has no such order, and the ids
+       * whose element Shopify answered with an error of its own (read again alone).
+       */
+      many: (api: AdminRequests, orderGids: readonly string[]) => Promise<BatchAnswers<T>>;
     },
     private readonly max = ORDERS_BY_ID_MAX,
   ) {}
@@ -68,11 +71,22 @@ export class OrderReadBatches<T> {
     if (this.open.get(batch.api.shop) !== batch) return;
     this.open.delete(batch.api.shop);
     const ids = [...batch.waiters.keys()];
+    let read: BatchAnswers<T>;
     try {
-      const answers = ids.length === 1 ? new Map([[ids[0]!, await this.read.one(batch.api, ids[0]!)]]) : await this.read.many(batch.api, ids);
-      for (const [id, waiters] of batch.waiters) for (const w of waiters) w.resolve(answers.get(id) ?? null);
+      read = ids.length === 1 ? { answers: new Map([[ids[0]!, await this.read.one(batch.api, ids[0]!)]]), alone: [] } : await this.read.many(batch.api, ids);
     } catch (error) {
       for (const waiters of batch.waiters.values()) for (const w of waiters) w.reject(error);
+      return;
+    }
+    // An order Shopify answered with an error of its own (say, one the app may not read) is read again alone, so its
+    // error is its own and never the others'.
+    const alone = new Set(read.alone);
+    for (const [id, waiters] of batch.waiters) {
+      const answer: Promise<T | null> = alone.has(id) ? this.read.one(batch.api, id) : Promise.resolve(read.answers.get(id) ?? null);
+      answer.then(
+        (value) => waiters.forEach((w) => w.resolve(value)),
+        (error: unknown) => waiters.forEach((w) => w.reject(error)),
+      );
     }
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, ORDER_LINE_ITEMS_PAGE, orderAsWebhookBody, orderAsWebhookBodySchema, orderLineItemsPageSchema } from '../order-as-webhook-body.js';
 import { ShopifyProtocolError } from './errors.js';
-import { gid, ORDERS_BY_ID_MAX, type AdminRequests } from './request.js';
+import { batchAnswers, gid, ORDERS_BY_ID_MAX, type AdminRequests, type BatchAnswers } from './request.js';
 
 /**
  * Reads of a shop's orders: whether it has one, the access check, an order in its webhook body's shape (lost-order
@@ -80,13 +80,15 @@ const ordersInShopSchema = z.object({
  * for each id given, null where the shop has no such order. Each answer is matched to its id by the id it carries, so
  * an answer in another order, or one missing, never confirms the wrong order.
  */
-export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, { createdAt: string } | null>> {
+export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<BatchAnswers<{ createdAt: string }>> {
   if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersInShop reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
+  const nodeErrors: number[] = [];
   // Each id is an order looked up: a point each.
-  const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true, { key: `ordersInShop×${orderGids.length}`, estimate: orderGids.length });
+  const pacing = { key: `ordersInShop×${orderGids.length}`, estimate: orderGids.length };
+  const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true, { pacing, nodeErrors });
   const found = new Map<string, { createdAt: string }>();
   for (const node of data.nodes) if (node?.id && node.createdAt) found.set(node.id, { createdAt: node.createdAt });
-  return new Map(orderGids.map((id) => [id, found.get(id) ?? null]));
+  return batchAnswers(orderGids, found, nodeErrors);
 }
 
 /**

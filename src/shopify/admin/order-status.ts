@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StatusChange, StatusShown } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
-import { ORDERS_BY_ID_MAX, parseJsonValue, userErrorSchema, type AdminRequests } from './request.js';
+import { batchAnswers, ORDERS_BY_ID_MAX, parseJsonValue, userErrorSchema, type AdminRequests, type BatchAnswers } from './request.js';
 import type { StatusWriteBatches } from './status-write-batches.js';
 
 /**
@@ -80,16 +80,18 @@ const ordersShowSchema = z.object({
  * `orderShows` for several orders of one shop in one request (`nodes(ids:)`): an answer for each id given, null where
  * the shop has no such order; each answer is matched to its id by the id it carries.
  */
-export async function ordersShow(api: AdminRequests, orderGids: readonly string[]): Promise<Map<string, StatusShown | null>> {
+export async function ordersShow(api: AdminRequests, orderGids: readonly string[]): Promise<BatchAnswers<StatusShown>> {
   if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersShow reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
+  const nodeErrors: number[] = [];
   // Each id is an order and its metafield looked up: two points each.
-  const data = await api.call('ordersShow', ORDERS_SHOW, { ids: orderGids }, ordersShowSchema, true, { key: `ordersShow×${orderGids.length}`, estimate: 2 * orderGids.length });
+  const pacing = { key: `ordersShow×${orderGids.length}`, estimate: 2 * orderGids.length };
+  const data = await api.call('ordersShow', ORDERS_SHOW, { ids: orderGids }, ordersShowSchema, true, { pacing, nodeErrors });
   const found = new Map<string, StatusShown>();
   for (const node of data.nodes) {
     if (!node?.id || !node.tags) continue;
     found.set(node.id, { tags: node.tags, status: node.statusMetafield ? parseJsonValue(node.statusMetafield.value) : null });
   }
-  return new Map(orderGids.map((id) => [id, found.get(id) ?? null]));
+  return batchAnswers(orderGids, found, nodeErrors);
 }
 
 /**

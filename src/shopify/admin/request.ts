@@ -50,6 +50,7 @@ const costSchema = z.object({
 });
 const graphqlErrorSchema = z.object({
   message: z.string(),
+  path: z.array(z.union([z.string(), z.number()])).optional(),
   extensions: z.object({ code: z.string().optional() }).loose().optional(),
 });
 
@@ -117,21 +118,15 @@ export class AdminRequests {
   }
 
   /**
-   * One operation: `idempotent` lets the pacer send it again after an answer whose outcome is unknown. `pacing`: for a
-   * request whose cost depends on how many orders it names (the batches), the pacer's key for it (the operation and
-   * its size, so each size learns its own cost) and its expected points until an answer says.
+   * One operation: `idempotent` lets the pacer send it again after an answer whose outcome is unknown. For a request
+   * of several orders (the batches): `pacing`, the pacer's key for it (the operation and its size, so each size learns
+   * its own cost) and its expected points until an answer says; `nodeErrors`, where a GraphQL error that names one
+   * element of `nodes` (its `path`) is recorded by index instead of failing the request, the others' answers kept.
    */
-  async call<T>(
-    operation: string,
-    query: string,
-    variables: Record<string, unknown>,
-    schema: z.ZodType<T>,
-    idempotent: boolean,
-    pacing?: { key: string; estimate: number },
-  ): Promise<T> {
-    if (!this.options.onCall) return this.send(operation, query, variables, schema, idempotent, pacing);
+  async call<T>(operation: string, query: string, variables: Record<string, unknown>, schema: z.ZodType<T>, idempotent: boolean, batch?: BatchOptions): Promise<T> {
+    if (!this.options.onCall) return this.send(operation, query, variables, schema, idempotent, batch);
     try {
-      const result = await this.send(operation, query, variables, schema, idempotent, pacing);
+      const result = await this.send(operation, query, variables, schema, idempotent, batch);
       this.options.onCall({ operation, outcome: 'ok' });
       return result;
     } catch (error) {
@@ -150,15 +145,21 @@ export class AdminRequests {
     variables: Record<string, unknown>,
     schema: z.ZodType<T>,
     idempotent: boolean,
-    pacing?: { key: string; estimate: number },
+    batch?: BatchOptions,
   ): Promise<T> {
+    const pacing = batch?.pacing;
     const paced = pacing?.key ?? operation;
     const options = { idempotent, background: BACKGROUND_OPERATIONS.has(operation), ...(pacing ? { estimatedCost: pacing.estimate } : {}) };
     return this.pacer.run(this.shop, paced, options, async (reportCost) => {
       const answer = await this.transport.request(operation, query, variables);
       const cost = readCost(answer);
       if (cost) reportCost(cost);
-      const errors = readErrors(answer);
+      let errors = readErrors(answer);
+      const nodeErrors = batch?.nodeErrors;
+      if (nodeErrors && errors.length > 0 && errors.every((e) => nodeIndexOf(e) !== undefined && e.extensions?.code !== 'THROTTLED')) {
+        nodeErrors.push(...errors.map((e) => nodeIndexOf(e)!));
+        errors = [];
+      }
       if (errors.length > 0) {
         if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
           throw new ShopifyThrottledError(operation, this.shop, cost?.requestedQueryCost ?? this.pacer.expectedCost(paced, pacing?.estimate), cost?.throttleStatus);
@@ -189,6 +190,31 @@ export function parseJsonValue(value: string): unknown {
   } catch {
     return value;
   }
+}
+
+/** What a request of several orders asks of `call` (see there). */
+export interface BatchOptions {
+  pacing?: { key: string; estimate: number };
+  /** Filled with the indexes of the `nodes` elements a GraphQL error named. */
+  nodeErrors?: number[];
+}
+
+/** A read of several orders: the answer for each id, and the ids whose element came back with an error of its own. */
+export interface BatchAnswers<T> {
+  answers: Map<string, T | null>;
+  /** To be asked alone, so each gets exactly what the one-order read answers (its error included). */
+  alone: string[];
+}
+
+export function batchAnswers<T>(ids: readonly string[], found: Map<string, T>, nodeErrors: readonly number[]): BatchAnswers<T> {
+  const alone = [...new Set(nodeErrors)].flatMap((i) => (ids[i] === undefined ? [] : [ids[i]!]));
+  return { answers: new Map(ids.map((id) => [id, found.get(id) ?? null])), alone };
+}
+
+/** The index of the `nodes(ids:)` element a GraphQL error names by its path, if it names one. */
+function nodeIndexOf(error: { path?: (string | number)[] }): number | undefined {
+  const [root, index] = error.path ?? [];
+  return root === 'nodes' && typeof index === 'number' && Number.isInteger(index) && index >= 0 ? index : undefined;
 }
 
 function outcomeOf(error: unknown): 'throttled' | 'user-error' | 'unavailable' | 'unauthorized' | 'error' {

@@ -84,7 +84,7 @@ export class StatusWriteBatches {
       request = statusesRequest(entries);
       // Shopify charges 10 points a mutation: the request's cost is known before it goes.
       const pacing = { key: `showStatuses×${request.mutations}`, estimate: 10 * request.mutations };
-      answer = await batch.api.call('showStatuses', request.document, request.variables, statusesSchema, true, pacing);
+      answer = await batch.api.call('showStatuses', request.document, request.variables, statusesSchema, true, { pacing });
     } catch (error) {
       for (const entry of entries) for (const w of entry.waiters) w.reject(error);
       return;
