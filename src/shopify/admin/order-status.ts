@@ -204,7 +204,8 @@ const STATUS_METAFIELDS_SET = /* GraphQL */ `
 /** Shopify's limit of metafields in one `metafieldsSet`. */
 export const METAFIELDS_SET_MAX = 25;
 
-interface Waiter {
+/** A caller waiting for its order's status write (here and in status-write-batches.ts). */
+export interface Waiter {
   resolve: () => void;
   reject: (error: unknown) => void;
 }

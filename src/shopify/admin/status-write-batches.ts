@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import type { StatusChange } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
-import { sendStatusChange, STATUS_METAFIELD } from './order-status.js';
+import { sendStatusChange, STATUS_METAFIELD, type Waiter } from './order-status.js';
 import { userErrorSchema, type AdminRequests } from './request.js';
-
-interface Waiter {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
 
 interface Entry {
   orderGid: string;
