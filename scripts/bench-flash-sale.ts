@@ -21,6 +21,7 @@
  * `--orders` is per pipeline, split over `--rounds` rounds each; the rounds alternate print-bridge, bare, bare,
  * print-bridge, ... so neither always runs first.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildProcess } from 'node:child_process';
@@ -403,6 +404,12 @@ try {
   for (const service of Object.keys(pb.shared)) {
     row(`CPU ms per order, ${service}`, pb.shared[service]!.toFixed(2), bare.shared[service]?.toFixed(2) ?? '–', ratioOf(pb.shared[service]!, bare.shared[service] ?? 0));
   }
+  // What the machine's cores allow at this CPU an order, the pipeline's processes and everything they share counted
+  // (the load generator, this process, is not): near the orders/s above, the run is bound by the machine's CPU.
+  const everything = (x: typeof pb) => x.cpuTotal + Object.values(x.shared).reduce((a, b) => a + b, 0);
+  const cores = availableParallelism();
+  row(`CPU ms per order, everything above`, everything(pb).toFixed(2), everything(bare).toFixed(2), ratioOf(everything(pb), everything(bare)));
+  row(`orders/s ${cores} cores allow at that CPU an order`, ((cores * 1000) / everything(pb)).toFixed(0), ((cores * 1000) / everything(bare)).toFixed(0), ratioOf(everything(bare), everything(pb)));
   row('PostgreSQL transactions per order', pb.xacts.toFixed(1), bare.xacts.toFixed(1), ratioOf(pb.xacts, bare.xacts));
   row('Redis commands per order', pb.redis.toFixed(1), bare.redis.toFixed(1), ratioOf(pb.redis, bare.redis));
   row('Redis KB received per order', pb.redisKb.toFixed(1), bare.redisKb.toFixed(1), ratioOf(pb.redisKb, bare.redisKb));
