@@ -30,21 +30,10 @@ const shipByDate = z
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);
   }, 'must be a real calendar date (yyyy-mm-dd)');
 
+/** The ship-to's fields without the phone; the postcode per profile. */
 function returnAddressSchema(profile: SchemaProfile) {
-  return z.object({
-    name: nonEmpty,
-    companyName: z.string().optional(),
-    address1: nonEmpty,
-    address2: z.string().optional(),
-    address3: z.string().optional(),
-    town: nonEmpty,
-    // The latest form made the return postcode optional; the earliest required it.
-    postcode: profile === 'strict' ? nonEmpty.optional() : nonEmpty,
-    state: z.string().optional(),
-    isoCountry,
-    country: z.string().optional(),
-    email: z.string().optional(),
-  });
+  // The latest form made the return postcode optional; the earliest required it.
+  return shipToSchema.omit({ phone: true }).extend({ postcode: profile === 'strict' ? nonEmpty.optional() : nonEmpty });
 }
 export type ReturnAddress = z.infer<ReturnType<typeof returnAddressSchema>>;
 

@@ -1,6 +1,7 @@
 import { orderInShop, ordersInShop } from './order-reads.js';
 import { orderShows, ordersShow } from './order-status.js';
 import { ORDERS_BY_ID_MAX, type AdminRequests, type BatchAnswers } from './request.js';
+import { TurnBatches } from './turn-batches.js';
 
 interface Waiter<T> {
   resolve: (value: T | null) => void;
@@ -23,10 +24,10 @@ const ORDER_GID = /^gid:\/\/shopify\/Order\/[1-9]\d*$/;
  * One read of an order, asked for many orders at once (issue 27). In a flash sale dozens of one store's orders reach
  * the same read together: every order is confirmed in its store before it is printed (DESIGN section 9), and what it
  * shows of its status is read before the status is written. The reads asked for within the same turn of the event
- * loop go as one `nodes(ids:)` request of up to 50, sent once the turn's I/O callbacks have run (`setImmediate`): no
- * timer, so a lone read is not delayed, and under load, when many jobs reach the read in one turn, one request (its
- * HTTP exchange, its parse, its pacing) serves them all. Points are the same, an order a point. A read made together
- * is made at the same moment as it would have been alone, so nothing it answers is older.
+ * loop go as one `nodes(ids:)` request of up to 50 (TurnBatches): a lone read is not delayed, and under load, when
+ * many jobs reach the read in one turn, one request (its HTTP exchange, its parse, its pacing) serves them all. Points
+ * are the same, an order a point. A read made together is made at the same moment as it would have been alone, so
+ * nothing it answers is older.
  *
  * Keyed by shop: the process makes a client per call (ShopifyAdminClients.forShop), each with the store's stored
  * token, and the batch asks with its first read's client; a client for a token not stored yet is never given these
@@ -34,7 +35,7 @@ const ORDER_GID = /^gid:\/\/shopify\/Order\/[1-9]\d*$/;
  * token refused) reaches every read of the batch, as it would have reached each alone.
  */
 export class OrderReadBatches<T> {
-  private readonly open = new Map<string, OpenBatch<T>>();
+  private readonly batches = new TurnBatches<OpenBatch<T>>((batch) => this.flush(batch));
 
   constructor(
     private readonly read: {
@@ -52,24 +53,15 @@ export class OrderReadBatches<T> {
   get(api: AdminRequests, orderGid: string): Promise<T | null> {
     if (!ORDER_GID.test(orderGid)) return this.read.one(api, orderGid);
     return new Promise<T | null>((resolve, reject) => {
-      let batch = this.open.get(api.shop);
-      if (!batch) {
-        const created: OpenBatch<T> = { api, waiters: new Map() };
-        this.open.set(api.shop, created);
-        setImmediate(() => void this.flush(created));
-        batch = created;
-      }
+      const batch = this.batches.current(api.shop, () => ({ api, waiters: new Map() }));
       const waiting = batch.waiters.get(orderGid);
       if (waiting) waiting.push({ resolve, reject });
       else batch.waiters.set(orderGid, [{ resolve, reject }]);
-      if (batch.waiters.size >= this.max) void this.flush(batch);
+      if (batch.waiters.size >= this.max) this.batches.go(api.shop, batch);
     });
   }
 
   private async flush(batch: OpenBatch<T>): Promise<void> {
-    // A batch that filled up went at once; its turn's flush finds it already gone.
-    if (this.open.get(batch.api.shop) !== batch) return;
-    this.open.delete(batch.api.shop);
     const ids = [...batch.waiters.keys()];
     let read: BatchAnswers<T>;
     try {

@@ -3,6 +3,7 @@ import type { StatusChange } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
 import { sendStatusChange, STATUS_METAFIELD, type Waiter } from './order-status.js';
 import { userErrorSchema, type AdminRequests } from './request.js';
+import { TurnBatches } from './turn-batches.js';
 
 interface Entry {
   orderGid: string;
@@ -25,10 +26,10 @@ const statusesSchema = z.record(z.string(), payloadSchema);
 /**
  * The status writes of several orders of one shop in one request (issue 27): the syncs that write within the same turn
  * of the event loop send one document holding each order's `tagsAdd` and `tagsRemove` (aliased by its place) and one
- * `metafieldsSet` of every order's status. Sent once the turn's I/O callbacks have run (`setImmediate`): no timer, so
- * a lone write goes at once with the one-order document (`sendStatusChange`). Shopify runs the mutations of a document
- * one after the other, each as if sent alone, and charges each 10 points, so the tags cost what they cost alone and
- * the metafields one mutation instead of one an order; the process spends one request's work for many orders.
+ * `metafieldsSet` of every order's status (TurnBatches): a lone write goes at once with the one-order document
+ * (`sendStatusChange`). Shopify runs the mutations of a document one after the other, each as if sent alone, and
+ * charges each 10 points, so the tags cost what they cost alone and the metafields one mutation instead of one an
+ * order; the process spends one request's work for many orders.
  *
  * The guarantees are the single write's: each write resolves when its own order shows the change, and is refused with
  * the errors Shopify gives about its own order. The tags of an order are its own mutations; `metafieldsSet` is all or
@@ -40,33 +41,25 @@ const statusesSchema = z.record(z.string(), payloadSchema);
  * write is waiting in the batch starts the next batch, so one order's writes are never merged.
  */
 export class StatusWriteBatches {
-  private readonly open = new Map<string, OpenWrites>();
+  private readonly batches = new TurnBatches<OpenWrites>((batch) => this.flush(batch));
 
   constructor(private readonly max = STATUS_WRITES_MAX) {}
 
   write(api: AdminRequests, orderGid: string, change: StatusChange): Promise<void> {
     if (change.addTags.length === 0 && change.removeTags.length === 0 && change.status === undefined) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      let batch = this.open.get(api.shop);
-      if (batch?.entries.has(orderGid)) {
-        void this.flush(batch);
-        batch = undefined;
-      }
-      if (!batch) {
-        const created: OpenWrites = { api, entries: new Map() };
-        this.open.set(api.shop, created);
-        setImmediate(() => void this.flush(created));
-        batch = created;
+      const make = (): OpenWrites => ({ api, entries: new Map() });
+      let batch = this.batches.current(api.shop, make);
+      if (batch.entries.has(orderGid)) {
+        this.batches.go(api.shop, batch);
+        batch = this.batches.current(api.shop, make);
       }
       batch.entries.set(orderGid, { orderGid, change, waiters: [{ resolve, reject }] });
-      if (batch.entries.size >= this.max) void this.flush(batch);
+      if (batch.entries.size >= this.max) this.batches.go(api.shop, batch);
     });
   }
 
   private async flush(batch: OpenWrites): Promise<void> {
-    // A batch that filled up (or met a second write of one of its orders) went at once; its turn's flush finds it gone.
-    if (this.open.get(batch.api.shop) !== batch) return;
-    this.open.delete(batch.api.shop);
     const entries = [...batch.entries.values()];
     if (entries.length === 1) {
       const [only] = entries;
