@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoCountry, nonEmpty, shipToSchema } from './schema-fields.js';
+import { nonEmpty, shipToSchema } from './schema-fields.js';
 import { describeIssue, toProblems, type SchemaProblem } from './schema-problems.js';
 
 /**
