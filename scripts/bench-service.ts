@@ -10,6 +10,8 @@ import { startAdminStandIn } from '../src/dev/admin-stand-in/index.js';
 import { SHOP, SHOP_TOKEN, SHOPIFY_SECRET } from './bench-support.js';
 
 const kind = process.argv[2];
+// A normal exit on the parent's kill, so a `--cpu-prof` run (BENCH_CPU_PROF) writes its profile.
+process.on('SIGTERM', () => process.exit(0));
 process.on('message', (m) => {
   if (m === 'rss') process.send?.({ rss: process.memoryUsage().rss });
 });

@@ -54,7 +54,9 @@ export function benchMapping(options: { validate?: boolean } = {}): string {
 
 /** Starts a child that runs `fn` (a module path exporting `start`) and reports `{port}` or `{origin}` back. */
 export async function forkService(kind: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = fork(join(ROOT, 'scripts/bench-service.ts'), [kind, ...args], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(ROOT, 'scripts/bench-service.ts'), [kind, ...args], {
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const info = await new Promise<Record<string, unknown>>((resolvePromise, reject) => {
     child.once('message', (m) => resolvePromise(m as Record<string, unknown>));
     child.once('exit', (code) => reject(new Error(`the ${kind} process exited (${code}) before it was ready`)));
