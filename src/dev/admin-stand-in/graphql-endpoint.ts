@@ -82,17 +82,13 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
   const variables = body.data.variables ?? {};
   entry.variables = variables;
 
-  let document: DocumentNode;
-  try {
-    document = parse(body.data.query);
-  } catch (error) {
-    return answer(200, { errors: [formatError(error)] });
-  }
+  const prepared = preparedDocument(schema, body.data.query);
+  if ('parseError' in prepared) return answer(200, { errors: [prepared.parseError] });
+  const { document } = prepared;
   entry.document = body.data.query;
   // Shopify's own schema of the pinned version (admin-schema.ts): a document or variables it would refuse are refused
   // here in its words and shape, and nothing runs.
-  const validationErrors = validate(schema, document);
-  if (validationErrors.length > 0) return refuse(validationErrors.map(shopifyValidationError));
+  if (prepared.validationErrors.length > 0) return refuse(prepared.validationErrors.map(shopifyValidationError));
   const operation = getOperationAST(document, body.data.operationName ?? undefined);
   if (!operation) return answer(200, { errors: [{ message: 'No operation named in the document, or several and no operationName.' }] });
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
@@ -152,6 +148,33 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
     ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
     extensions: { cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: bucket.status() } },
   });
+}
+
+type PreparedDocument = { document: DocumentNode; validationErrors: readonly GraphQLError[] } | { parseError: GraphQLFormattedError };
+
+/**
+ * A document's parse and its validation against the schema, kept by its text: an app sends the same few documents
+ * over and over, and parsing and validating each again made the stand-in, which stands for Shopify's servers, a large
+ * share of a benchmark's CPU on the app's own cores (bench:flash-sale). Bounded, oldest dropped first.
+ */
+const preparedBySchema = new WeakMap<GraphQLSchema, Map<string, PreparedDocument>>();
+const PREPARED_DOCUMENTS_KEPT = 500;
+
+function preparedDocument(schema: GraphQLSchema, query: string): PreparedDocument {
+  let kept = preparedBySchema.get(schema);
+  if (!kept) preparedBySchema.set(schema, (kept = new Map()));
+  const found = kept.get(query);
+  if (found) return found;
+  let prepared: PreparedDocument;
+  try {
+    const document = parse(query);
+    prepared = { document, validationErrors: validate(schema, document) };
+  } catch (error) {
+    prepared = { parseError: formatError(error) };
+  }
+  if (kept.size >= PREPARED_DOCUMENTS_KEPT) kept.delete(kept.keys().next().value as string);
+  kept.set(query, prepared);
+  return prepared;
 }
 
 /**

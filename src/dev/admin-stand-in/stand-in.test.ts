@@ -129,6 +129,9 @@ describe('Admin GraphQL', () => {
     expect(field.json.errors).toEqual([
       { message: "Field 'notAField' doesn't exist on type 'Order'", locations: [{ line: 1, column: 41 }], extensions: { code: 'undefinedField', typeName: 'Order', fieldName: 'notAField' } },
     ]);
+    // The same document again (its parse and validation are kept by its text): the same refusal.
+    const again = await gql('query Q($id: ID!) { order(id: $id) { id notAField } }', { id: ORDER });
+    expect(again.json.errors).toEqual(field.json.errors);
     const argument = await gql('{ orders(first: 1, colour: "red") { nodes { id } } }');
     expect(argument.json.errors[0]).toMatchObject({ message: "Field 'orders' doesn't accept argument 'colour'", extensions: { code: 'argumentNotAccepted' } });
     const missing = await gql('{ order { id } }');
@@ -141,6 +144,12 @@ describe('Admin GraphQL', () => {
     });
     // Nothing ran: no cost was charged for any of them.
     expect(standIn.requests().slice(before).every((r) => r.requestedQueryCost === null && (r.refused?.length ?? 0) > 0)).toBe(true);
+    // A document that does not parse, twice: the same syntax error.
+    for (let i = 0; i < 2; i++) {
+      const syntax = await gql('{ orders(first: 1) { nodes { id }');
+      expect(syntax.json.data).toBeUndefined();
+      expect(syntax.json.errors[0].message).toMatch(/^Syntax Error/);
+    }
     // A field of Shopify's schema the stand-in does not answer passes validation, as at Shopify, and says so.
     const unanswered = await gql('{ shop { name } }');
     expect(unanswered.json.errors[0].message).toMatch(/shop/);
