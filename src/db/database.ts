@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,13 +24,30 @@ export interface Database {
   /** The schema the tables live in. */
   readonly schema: string;
   /** Rows of a raw statement (both drivers answer `{ rows }`). */
-  rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  rows<T extends Record<string, unknown>>(query: SQL, options?: RowsOptions): Promise<T[]>;
   /** Runs statements in one transaction (committed when `work` resolves, rolled back when it throws). */
   transaction<T>(work: (tx: Pick<Database, 'rows'>) => Promise<T>): Promise<T>;
   /** Applies the migrations not applied yet; safe to call from several processes at once. */
   migrate(): Promise<{ applied: number }>;
   close(): Promise<void>;
 }
+
+export interface RowsOptions {
+  /**
+   * Run as a named prepared statement on PostgreSQL: parsed and planned once per connection, with one generic plan
+   * for every run (issue 27: parse and plan of the order path's statements were half the server's CPU an order).
+   * Only for a statement that finds its rows by key (a generic plan is as good as one made for the values) and whose
+   * text never varies (no lists of varying length): each distinct text stays prepared on every connection that ran
+   * it, so past PREPARED_TEXTS_KEPT texts a process runs the rest unnamed. PGlite ignores it.
+   */
+  prepared?: boolean;
+}
+
+/** The hot path's fixed statements (the order's read and write, its body, its sourceOrderId claim). */
+export const PREPARED: RowsOptions = { prepared: true };
+
+/** Distinct statement texts a process prepares at most; more would be a caller preparing a text that varies. */
+const PREPARED_TEXTS_KEPT = 64;
 
 export interface DatabaseOptions {
   /** postgres:// URL; unset: PGlite in `dataDir`. */
@@ -66,8 +84,9 @@ async function openPostgres(url: string, schemaName: string, max: number): Promi
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    // Every connection works in the app's schema; `public` stays on the path for extensions.
-    options: `-c search_path=${schemaName},public`,
+    // Every connection works in the app's schema; `public` stays on the path for extensions. The statements run
+    // prepared (RowsOptions) find rows by key, so one generic plan serves every run: no planning after the first.
+    options: `-c search_path=${schemaName},public -c plan_cache_mode=force_generic_plan`,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
   });
@@ -101,22 +120,41 @@ async function openPostgres(url: string, schemaName: string, max: number): Promi
 
 /** What both engines share: the drizzle handle and raw statements answered as `{ rows }` by both drivers. */
 function handle(db: Db, kind: Database['kind'], schemaName: string): Pick<Database, 'db' | 'kind' | 'schema' | 'rows' | 'transaction'> {
+  const names = new Map<string, string>();
+  /** The statement's name when it runs prepared: its text's digest, so one name never stands for two texts. */
+  const nameOf = (text: string): string | undefined => {
+    const known = names.get(text);
+    if (known !== undefined || names.size >= PREPARED_TEXTS_KEPT) return known;
+    const name = `pb_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+    return name;
+  };
+  const run = async <T extends Record<string, unknown>>(target: Pick<Db, 'execute'>, query: SQL, options?: RowsOptions): Promise<T[]> => {
+    if (options?.prepared && kind === 'postgres') {
+      // drizzle's `execute` always runs unnamed; its session prepares a named one (with the same result types).
+      const { session, dialect } = target as unknown as DrizzleInternals;
+      const built = dialect.sqlToQuery(query);
+      const name = nameOf(built.sql);
+      if (name) return ((await session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] }).rows;
+    }
+    return ((await target.execute(query)) as unknown as { rows: T[] }).rows;
+  };
   return {
     db,
     kind,
     schema: schemaName,
-    async rows<T extends Record<string, unknown>>(query: SQL) {
-      return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
-    },
+    rows: (query, options) => run(db, query, options),
     transaction(work) {
-      return db.transaction((tx) =>
-        work({
-          async rows<T extends Record<string, unknown>>(query: SQL) {
-            return ((await tx.execute(query)) as unknown as { rows: T[] }).rows;
-          },
-        }),
-      );
+      return db.transaction((tx) => work({ rows: (query, options) => run(tx, query, options) }));
     },
+  };
+}
+
+/** The parts of a drizzle database or transaction that prepare a named statement (not in its public types). */
+interface DrizzleInternals {
+  dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
+  session: {
+    prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: false): { execute(): Promise<unknown> };
   };
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/database.js';
+import { PREPARED, type Database } from '../db/database.js';
 import { normaliseTime, type OrderLink } from '../orders/model.js';
 import type { OrderStatus } from '../orders/status.js';
 
@@ -15,7 +15,7 @@ export class OrderBodies {
   ) {}
 
   async save(shop: string, orderId: string, updatedAt: string, rawBody: string): Promise<boolean> {
-    const rows = await this.database.rows(upsertNewerBody(shop, orderId, updatedAt, rawBody));
+    const rows = await this.database.rows(upsertNewerBody(shop, orderId, updatedAt, rawBody), PREPARED);
     return rows.length === 1;
   }
 
@@ -23,19 +23,20 @@ export class OrderBodies {
     // One statement: the body's upsert and the link's read see the same snapshot, so the link is as before this call.
     const [row] = await this.database.rows<{ newest: number; data: OrderLink | null }>(sql`
       WITH saved AS (${upsertNewerBody(shop, orderId, updatedAt, rawBody)})
-      SELECT (SELECT count(*) FROM saved)::int AS newest, (SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}) AS data`);
+      SELECT (SELECT count(*) FROM saved)::int AS newest, (SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}) AS data`, PREPARED);
     return { newest: (row?.newest ?? 0) === 1, link: row?.data ?? null };
   }
 
   async get(shop: string, orderId: string): Promise<{ updatedAt: string; body: string } | undefined> {
     const [row] = await this.database.rows<{ shopify_updated_at: string; body: string | null }>(
       sql`SELECT shopify_updated_at, body FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`,
+      PREPARED,
     );
     return row?.body ? { updatedAt: row.shopify_updated_at, body: row.body } : undefined;
   }
 
   async delete(shop: string, orderId: string): Promise<void> {
-    await this.database.rows(sql`DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`);
+    await this.database.rows(sql`DELETE FROM order_bodies WHERE shop = ${shop} AND order_id = ${orderId}`, PREPARED);
   }
 
   async reduceFinished(days: number, finished: readonly OrderStatus[], batch = 1000): Promise<number> {

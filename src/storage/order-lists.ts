@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/database.js';
+import type { Database, RowsOptions } from '../db/database.js';
 import type { OrderLink } from '../orders/model.js';
 import type { OrderStatus } from '../orders/status.js';
 
@@ -24,8 +24,8 @@ export interface OrderSearch {
 export class OrderLists {
   constructor(protected readonly database: Database) {}
 
-  protected rows<T extends Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]> {
-    return this.database.rows<T>(query);
+  protected rows<T extends Record<string, unknown>>(query: ReturnType<typeof sql>, options?: RowsOptions): Promise<T[]> {
+    return this.database.rows<T>(query, options);
   }
 
   /** Newest first (by last change; in a status, by when the order entered it). */

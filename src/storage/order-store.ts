@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
-import type { Database } from '../db/database.js';
+import { PREPARED, type Database } from '../db/database.js';
 import { blankOrder, claimNamespace, ENV_NAMESPACE, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
@@ -72,7 +72,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   }
 
   async get(shop: string, orderId: string): Promise<OrderLink | undefined> {
-    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}`);
+    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE shop = ${shop} AND order_id = ${orderId}`, PREPARED);
     return row?.data;
   }
 
@@ -146,7 +146,7 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
         SELECT ${claimNamespace(link.shop, link.printAccount)}, ${link.sourceOrderId ?? null}::text, w.shop, w.order_id FROM written w WHERE ${link.sourceOrderId ?? null}::text IS NOT NULL
         ON CONFLICT DO NOTHING
       )
-      SELECT count(*)::int AS n FROM written`);
+      SELECT count(*)::int AS n FROM written`, PREPARED);
     const ok = (row?.n ?? 0) === 1;
     // A long-lived order's history is cut back now and then, never on every write.
     if (ok && history.length > 0 && link.version % 25 === 0) await this.historyLog.trim(link.shop, link.orderId);

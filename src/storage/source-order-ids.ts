@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/database.js';
+import { PREPARED, type Database } from '../db/database.js';
 import { claimNamespace, ENV_NAMESPACE, type OrderLink } from '../orders/model.js';
 
 /**
@@ -26,7 +26,9 @@ export class SourceOrderIds {
         SELECT shop, order_id, true AS alive FROM claimed
         UNION ALL
         SELECT s.shop, s.order_id, EXISTS (SELECT 1 FROM orders o WHERE o.shop = s.shop AND o.order_id = s.order_id) AS alive
-        FROM source_order_ids s WHERE s.namespace = ${namespace} AND s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`);
+        FROM source_order_ids s WHERE s.namespace = ${namespace} AND s.source_order_id = ${sourceOrderId} AND NOT EXISTS (SELECT 1 FROM claimed)`,
+        PREPARED,
+      );
       if (!row) continue;
       if (row.shop === shop && row.order_id === orderId) return { ok: true };
       if (row.alive) return { ok: false, owner: { shop: row.shop, orderId: row.order_id } };

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Session } from '@shopify/shopify-api';
 import { PostgresOrderStore } from '../../src/storage/order-store.js';
-import { DatabaseInUseError, MIGRATIONS_DIR, openDatabase } from '../../src/db/database.js';
+import { DatabaseInUseError, MIGRATIONS_DIR, openDatabase, PREPARED } from '../../src/db/database.js';
 
 /** Every migration in the repository: a fresh schema gets them all. */
 const MIGRATIONS = readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).length;
@@ -45,6 +45,42 @@ describe('print-bridge db migrate', () => {
       await Promise.all(opened.map((d) => d.close()));
     } finally {
       await dropSchema(parallel);
+    }
+  });
+});
+
+describe('prepared statements (issue 27)', () => {
+  const schema = testSchemaName('prepared');
+  afterAll(() => dropSchema(schema));
+
+  it('runs a fixed statement prepared on PostgreSQL with the same answers and types, parsed once per connection', async () => {
+    // One connection, so the statements it has prepared can be listed on it.
+    const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 1 });
+    try {
+      await database.migrate();
+      const read = (n: number) => sql`SELECT ${n}::int AS n, '2026-11-25T10:00:00Z'::timestamptz AS at, '{"a":1}'::jsonb AS doc`;
+      const unnamed = await database.rows(read(1));
+      const first = await database.rows(read(1), PREPARED);
+      const second = await database.rows(read(2), PREPARED);
+      // The same rows as unnamed: timestamps stay text (drizzle's types), jsonb is parsed.
+      expect(first).toEqual(unnamed);
+      expect(typeof first[0]!.at).toBe('string');
+      expect(second).toEqual([{ ...unnamed[0], n: 2 }]);
+      const prepared = await database.rows<{ name: string }>(sql`SELECT name FROM pg_prepared_statements`);
+      expect(prepared.map((p) => p.name)).toEqual([expect.stringMatching(/^pb_[0-9a-f]{24}$/)]);
+      // In a transaction too, on the same prepared statement; a rollback leaves nothing behind.
+      await expect(
+        database.transaction(async (tx) => {
+          expect(await tx.rows(read(3), PREPARED)).toEqual([{ ...unnamed[0], n: 3 }]);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect((await database.rows<{ name: string }>(sql`SELECT name FROM pg_prepared_statements`)).length).toBe(1);
+      // A caller preparing texts that vary is capped: past the cap they run unnamed, and still answer.
+      for (let i = 0; i < 70; i++) expect(await database.rows(sql.raw(`SELECT ${i} AS n`), PREPARED)).toEqual([{ n: i }]);
+      expect((await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements`))[0]!.n).toBe(64);
+    } finally {
+      await database.close();
     }
   });
 });
