@@ -100,6 +100,12 @@ export const configSchema = z.object({
   ),
   /** The schema the app's tables live in (one database shared by several installs, or a test per schema). */
   DATABASE_SCHEMA: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('public')),
+  /**
+   * The order path's statements run as named prepared statements on PostgreSQL (parsed and planned once per
+   * connection). Set false behind a connection pooler in transaction mode that does not keep prepared statements
+   * (PgBouncer before 1.21, or without max_prepared_statements).
+   */
+  DATABASE_PREPARED_STATEMENTS: flag(true),
   /** Where the embedded database keeps its files when DATABASE_URL is unset. */
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
   /** Days after an order's last change at the printer that its full Shopify body is kept; links and history stay. */

@@ -57,6 +57,8 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** Connections in the pool (PostgreSQL only). */
   poolSize?: number;
+  /** Whether statements asked to run prepared do (RowsOptions; default true): false behind a pooler that cannot. */
+  preparedStatements?: boolean;
 }
 
 /** The committed drizzle-kit migrations (next to `src/` and `dist/` alike). */
@@ -77,16 +79,18 @@ export class DatabaseInUseError extends Error {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const schemaName = options.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`DATABASE_SCHEMA ${JSON.stringify(schemaName)} is not a lower-case SQL identifier`);
-  return options.url ? openPostgres(options.url, schemaName, options.poolSize ?? 10) : openPglite(options.dataDir ?? './data', schemaName);
+  return options.url
+    ? openPostgres(options.url, schemaName, options.poolSize ?? 10, options.preparedStatements ?? true)
+    : openPglite(options.dataDir ?? './data', schemaName);
 }
 
-async function openPostgres(url: string, schemaName: string, max: number): Promise<Database> {
+async function openPostgres(url: string, schemaName: string, max: number, prepared: boolean): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     // Every connection works in the app's schema; `public` stays on the path for extensions. The statements run
     // prepared (RowsOptions) find rows by key, so one generic plan serves every run: no planning after the first.
-    options: `-c search_path=${schemaName},public -c plan_cache_mode=force_generic_plan`,
+    options: `-c search_path=${schemaName},public${prepared ? ' -c plan_cache_mode=force_generic_plan' : ''}`,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
   });
@@ -94,7 +98,7 @@ async function openPostgres(url: string, schemaName: string, max: number): Promi
   pool.on('error', () => undefined);
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
-    ...handle(db, 'postgres', schemaName),
+    ...handle(db, 'postgres', schemaName, prepared),
     async migrate() {
       const client = await pool.connect();
       try {
@@ -119,7 +123,7 @@ async function openPostgres(url: string, schemaName: string, max: number): Promi
 }
 
 /** What both engines share: the drizzle handle and raw statements answered as `{ rows }` by both drivers. */
-function handle(db: Db, kind: Database['kind'], schemaName: string): Pick<Database, 'db' | 'kind' | 'schema' | 'rows' | 'transaction'> {
+function handle(db: Db, kind: Database['kind'], schemaName: string, prepared = false): Pick<Database, 'db' | 'kind' | 'schema' | 'rows' | 'transaction'> {
   const names = new Map<string, string>();
   /** The statement's name when it runs prepared: its text's digest, so one name never stands for two texts. */
   const nameOf = (text: string): string | undefined => {
@@ -130,7 +134,7 @@ function handle(db: Db, kind: Database['kind'], schemaName: string): Pick<Databa
     return name;
   };
   const run = async <T extends Record<string, unknown>>(target: Pick<Db, 'execute'>, query: SQL, options?: RowsOptions): Promise<T[]> => {
-    if (options?.prepared && kind === 'postgres') {
+    if (options?.prepared && prepared) {
       // drizzle's `execute` always runs unnamed; its session prepares a named one (with the same result types).
       const { session, dialect } = target as unknown as DrizzleInternals;
       const built = dialect.sqlToQuery(query);

@@ -14,12 +14,18 @@ export function describeDatabase(config: Pick<Config, 'DATABASE_URL' | 'DATABASE
  * with the reason in words when it cannot.
  */
 export async function openAppDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_SCHEMA' | 'DATA_DIR'>,
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_SCHEMA' | 'DATA_DIR'> & Partial<Pick<Config, 'DATABASE_PREPARED_STATEMENTS'>>,
   options: { migrate?: boolean; poolSize?: number } = {},
 ): Promise<Database> {
   let database: Database;
   try {
-    database = await openDatabase({ url: config.DATABASE_URL, schema: config.DATABASE_SCHEMA, dataDir: config.DATA_DIR, poolSize: options.poolSize });
+    database = await openDatabase({
+      url: config.DATABASE_URL,
+      schema: config.DATABASE_SCHEMA,
+      dataDir: config.DATA_DIR,
+      poolSize: options.poolSize,
+      preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    });
   } catch (error) {
     if (error instanceof DatabaseInUseError) throw error;
     throw new Error(`${describeDatabase(config)} could not be opened: ${(error as Error).message}`);

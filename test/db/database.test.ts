@@ -83,6 +83,17 @@ describe('prepared statements (issue 27)', () => {
       await database.close();
     }
   });
+
+  it('runs them unnamed when the operator turns prepared statements off (a pooler that cannot keep them)', async () => {
+    const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 1, preparedStatements: false });
+    try {
+      expect(await database.rows(sql`SELECT ${7}::int AS n`, PREPARED)).toEqual([{ n: 7 }]);
+      expect(await database.rows(sql`SELECT name FROM pg_prepared_statements`)).toEqual([]);
+      expect(await database.rows(sql`SELECT current_setting('plan_cache_mode') AS mode`)).toEqual([{ mode: 'auto' }]);
+    } finally {
+      await database.close();
+    }
+  });
 });
 
 describe('the embedded database (PGlite)', () => {
