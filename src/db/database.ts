@@ -38,7 +38,8 @@ export interface RowsOptions {
    * for every run (issue 27: parse and plan of the order path's statements were half the server's CPU an order).
    * Only for a statement that finds its rows by key (a generic plan is as good as one made for the values) and whose
    * text never varies (no lists of varying length): each distinct text stays prepared on every connection that ran
-   * it, so past PREPARED_TEXTS_KEPT texts a process runs the rest unnamed. PGlite ignores it.
+   * it, so past PREPARED_TEXTS_KEPT texts a process runs the rest unnamed. It names its columns (never `*`): a
+   * migration that only adds columns then leaves a running process's statements valid. PGlite ignores it.
    */
   prepared?: boolean;
 }
