@@ -87,12 +87,20 @@ export async function prepareDevelopment(raw: Record<string, string | undefined>
       const token = 'dev-token';
       const secret = randomBytes(16).toString('hex');
       const emulatorLog = logger.child({ component: 'emulator' });
-      emulator = await startEmulator({
+      const options = {
         port: 0,
         accounts: parseAccounts([{ name: account, token, secret, accountId: randomBytes(12).toString('hex') }]),
         delivery: { baseDelayMs: 500 },
         logger: emulatorLog,
-      });
+      };
+      emulator = await startEmulator(options);
+      // Any free port, but never the app's own: PORT is free until the app listens, so the system may hand it out.
+      const appPort = configSchema.shape.PORT.safeParse(raw.PORT).data;
+      for (let tries = 0; emulator.port === appPort && tries < 5; tries++) {
+        const taken = emulator;
+        emulator = await startEmulator(options);
+        await taken.close();
+      }
       const running = emulator;
       cleanups.push(() => running.close());
       stopEmulator = () => running.close();
