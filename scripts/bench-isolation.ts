@@ -3,21 +3,26 @@
  * `print-bridge start` (web and worker in one process, the default deployment) in its own process, the print-service
  * emulator and the Shopify Admin stand-in in theirs; two stores registered as `shops add` registers them.
  *
- * Phase 1 (baseline): store A's signed orders/paid webhooks at a fixed offered rate, a fresh order and webhook id per
- * request (each order in the stand-in, so the worker maps, submits and tags it), with `/healthz` beside them at 10/s.
+ * The orders are real-shaped `orders/paid` bodies (bench/shopify-order-shape.ts, issue 27: 3–10 line items with
+ * personaliser properties, about 12 KB), mapped by the benches' pipeline mapping (bench/pipeline-mapping.ts: artwork
+ * paths from the line items' properties through Liquid); their sizes are printed.
+ *
+ * Phase 1 (baseline): store A's signed orders/paid webhooks at a fixed offered rate, a fresh order (its own ids and
+ * order number) and webhook id per request (each order in the stand-in, so the worker maps, submits and tags it), with
+ * `/healthz` beside them at 10/s.
  * The load is an open loop: request i is sent at start + i / rate whatever the answers before it, and its latency
  * counts from then (autocannon's `overallRate` is a closed loop per connection: when answers slow down it sends less,
  * and the wait of the requests it did not send is never seen). Then the app's queues are let go idle, so that phase 2
  * starts from the state phase 1 did. Phase 2, same run: the same load on store A while store B has a mapping whose one
  * `assign` runs for seconds (a 3,000-long `sort_natural | reverse` chain over a 1 MB order note, as in
- * test/integration/render-isolation.test.ts), stored as its own version with `print-bridge mappings push` before the
+ * test/integration/render-isolation.test.ts; otherwise the pipeline mapping), stored as its own version with `print-bridge mappings push` before the
  * phase and saved again in the mapping editor during it, B's slow orders arriving as webhooks at a steady rate, and B's
  * merchants previewing the slow draft back to back through `/admin/mappings/draft-preview` (a session token as App
  * Bridge sends it). Prints A's intake and `/healthz` latency in both phases, the ratio of the p99s, and how B's orders
  * ended (held with the render-budget problem). Everything is on 127.0.0.1; the Redis prefix and database schema are
  * removed at the end.
  *
- *   npm run bench:isolation [-- --seconds 10 --rate 200 --slow-rate 1 --previewers 2 --connections 256 --render-threads N]
+ *   npm run bench:isolation [-- --seconds 10 --rate 200 --slow-rate 1 --previewers 2 --connections 256 --render-threads N --seed 27]
  */
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
@@ -31,12 +36,11 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type Dispatcher, Pool } from 'undici';
 import { createQueues } from '../src/queue/queues.js';
+import { PIPELINE_MAPPING_YAML, pipelineMappingDir } from '../bench/pipeline-mapping.js';
+import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
 import { signedHeaders } from './bench-webhooks.js';
 import {
   appEnv,
-  benchMapping,
-  benchMappingYaml,
-  benchOrder,
   BIN,
   cleanupPrefix,
   DATABASE_URL,
@@ -48,6 +52,7 @@ import {
   schemaOf,
   SHOP,
   SHOPIFY_SECRET,
+  standInBody,
   startApp,
 } from './bench-support.js';
 
@@ -59,6 +64,7 @@ const { values } = parseArgs({
     'slow-rate': { type: 'string', default: '1' },
     previewers: { type: 'string', default: '2' },
     'render-threads': { type: 'string' },
+    seed: { type: 'string', default: '27' },
   },
 });
 const seconds = Number(values.seconds);
@@ -66,14 +72,18 @@ const rate = Number(values.rate);
 const connections = Number(values.connections);
 const slowRate = Number(values['slow-rate']);
 const previewers = Number(values.previewers);
+const seed = Number(values.seed);
 
 const SLOW_SHOP = 'bench-slow.myshopify.com';
 const SLOW_TOKEN = 'shpat_bench_slow';
 const API_KEY = 'bench-key'; // appEnv's SHOPIFY_API_KEY: the session token's audience.
 
-// The slow mapping of the integration test: about 5 s for one order unbounded, stopped at the 1 s budget.
+// The slow mapping of the integration test: about 5 s for one order unbounded, stopped at the 1 s budget. The rest is
+// the pipeline mapping, so that B's real-shaped lines map and the budget is the only thing that holds B's orders.
 const CHAIN = Array.from({ length: 3000 }, () => 'sort_natural | reverse').join(' | ');
-const SLOW_MAPPING = benchMappingYaml({ order: `  sourceOrderId: "{% assign x = order.note | split: ',' | ${CHAIN} %}slow-{{ order.order_number }}-{{ x | size }}"` });
+const SOURCE_ORDER_ID = '  sourceOrderId: "{{ shop.handle }}-{{ order.order_number }}"';
+if (!PIPELINE_MAPPING_YAML.includes(SOURCE_ORDER_ID)) throw new Error('bench/pipeline-mapping.ts no longer has the sourceOrderId line the slow mapping replaces');
+const SLOW_MAPPING = PIPELINE_MAPPING_YAML.replace(SOURCE_ORDER_ID, `  sourceOrderId: "{% assign x = order.note | split: ',' | ${CHAIN} %}slow-{{ order.order_number }}-{{ x | size }}"`);
 const LONG_NOTE = Array.from({ length: 1000 }, (_, i) => `${'a'.repeat(1000)}${i}`).join(',');
 
 /** A Shopify session token (App Bridge's id_token): HS256 with the app's secret, valid a minute (test/admin/helpers.ts). */
@@ -104,15 +114,25 @@ async function pushSlowMapping(env: Record<string, string>, note: string): Promi
   return performance.now() - started;
 }
 
-// Store A's orders: a fresh order and webhook id per request, signed ahead so the load generator only picks them.
+// Store A's orders: real-shaped, a fresh order (ids and order number: the serial) and webhook id per request, signed
+// ahead so the load generator only picks them.
 const WARMUP_SECONDS = 2;
-const fastBodies = Array.from({ length: Math.ceil(rate * (2 * seconds + WARMUP_SECONDS) * 1.1) }, () => benchOrder(2));
+const fastOrders = Array.from({ length: Math.ceil(rate * (2 * seconds + WARMUP_SECONDS) * 1.1) }, (_, i) => shopifyOrder({ seed, serial: i + 1 }));
+const fastBodies = fastOrders.map((o) => o.body);
 const fastHeaders = signedHeaders(fastBodies[0]!, 'orders/paid', SHOP);
 const fastSigned = fastBodies.map((body) => ({ body, hmac: signedHeaders(body, 'orders/paid', SHOP)['x-shopify-hmac-sha256']! }));
 let nextFast = 0;
-// Store B's slow orders: the same shape with a 1 MB note, for the pipeline (webhooks) and the previews (in Shopify).
+// Store B's slow orders: real-shaped too (serials after A's), their order note replaced by a 1 MB one, for the
+// pipeline (webhooks) and the previews (in Shopify).
 const slowCount = Math.max(5, Math.ceil(slowRate * seconds));
-const slowBodies = Array.from({ length: slowCount }, () => `${benchOrder(2).slice(0, -1)},"note":${JSON.stringify(LONG_NOTE)}}`);
+const slowOrders = Array.from({ length: slowCount }, (_, i) => shopifyOrder({ seed, serial: fastOrders.length + i + 1 }));
+/** The order's own `note` (null or words) is the body's first `"note":` key, before `note_attributes` and `customer`. */
+function withLongNote(body: string): string {
+  const noted = body.replace(/"note":(null|"[^"\\]*")/, () => `"note":${JSON.stringify(LONG_NOTE)}`);
+  if ((JSON.parse(noted) as { note?: unknown }).note !== LONG_NOTE) throw new Error('the slow order has no 1 MB note');
+  return noted;
+}
+const slowBodies = slowOrders.map((o) => withLongNote(o.body));
 const slowSigned = slowBodies.map((body) => ({ body, headers: signedHeaders(body, 'orders/paid', SLOW_SHOP) }));
 
 interface Figures {
@@ -212,7 +232,7 @@ const standIn = await forkService('stand-in');
 const standInOrigin = String(standIn.info.origin);
 const prefix = newPrefix('isolation');
 const schema = schemaOf(prefix);
-const env = appEnv({ prefix, emulatorUrl: String(emulator.info.url), standInOrigin, mappingsDir: benchMapping(), port: 3000 + Math.floor(Math.random() * 2000) });
+const env = appEnv({ prefix, emulatorUrl: String(emulator.info.url), standInOrigin, mappingsDir: pipelineMappingDir(), port: 3000 + Math.floor(Math.random() * 2000) });
 if (values['render-threads']) env.MAPPING_RENDER_THREADS = values['render-threads'];
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123';
 env.ADMIN_TOKEN = ADMIN_TOKEN;
@@ -259,12 +279,12 @@ try {
   // Both stores in Shopify (the stand-in) with their orders, and registered with the app as custom-app tokens.
   await new Promise<void>((resolvePromise) => {
     standIn.child.once('message', () => resolvePromise());
-    standIn.child.send({ seed: fastBodies });
+    standIn.child.send({ seed: fastBodies.map(standInBody) });
   });
   const registered = await fetch(`${standInOrigin}/_stand-in/shops`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ shop: SLOW_SHOP, accessToken: SLOW_TOKEN }) });
   if (!registered.ok) throw new Error(`the stand-in refused ${SLOW_SHOP}: ${registered.status}`);
   for (const body of slowBodies) {
-    const seeded = await fetch(`${standInOrigin}/_stand-in/shops/${SLOW_SHOP}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const seeded = await fetch(`${standInOrigin}/_stand-in/shops/${SLOW_SHOP}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: standInBody(body) });
     if (!seeded.ok) throw new Error(`the stand-in refused a slow order: ${seeded.status} ${await seeded.text()}`);
   }
   await registerShop(env);
@@ -274,6 +294,9 @@ try {
   app = await startApp('start', env);
   await db.connect();
   console.log(`bench:isolation  print-bridge start; store A ${SHOP}: signed orders/paid at ${rate}/s offered, open loop (up to ${connections} connections, a new order and webhook id each), /healthz at 10/s; ${seconds} s per phase; render threads ${env.MAPPING_RENDER_THREADS ?? '2 (default)'}`);
+  console.log(`  store A's real-shaped orders/paid bodies (seed ${seed}): ${describeSizes(summariseSizes(fastOrders))}`);
+  const slowKb = slowBodies.map((b) => Buffer.byteLength(b) / 1024).sort((a, b) => a - b);
+  console.log(`  store B's slow orders: the same shape (${describeSizes(summariseSizes(slowOrders))}), each with a 1 MB note: ${slowKb[0]!.toFixed(0)}–${slowKb.at(-1)!.toFixed(0)} KB`);
 
   // The load generator's own event loop: a stall here would be counted as the app's latency (open loop).
   const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -312,6 +335,8 @@ try {
     }
   })();
   const previews: { ms: number; orders: number; overBudget: number; status: number }[] = [];
+  // A preview that renders nothing says why here (the latest orders not read from Shopify, the draft refused).
+  const previewProblems = new Set<string>();
   const previewing = Promise.all(
     Array.from({ length: previewers }, async () => {
       while (performance.now() < phaseEnds) {
@@ -322,8 +347,9 @@ try {
           body: new URLSearchParams({ yaml: SLOW_MAPPING }),
           signal: AbortSignal.timeout(60_000),
         });
-        const json = (await res.json().catch(() => ({}))) as { orders?: { ok: boolean; problems?: string[] }[] };
+        const json = (await res.json().catch(() => ({}))) as { problems?: string[]; orders?: { ok: boolean; problems?: string[] }[] };
         const orders = json.orders ?? [];
+        for (const problem of json.problems ?? []) previewProblems.add(problem);
         previews.push({ ms: performance.now() - started, status: res.status, orders: orders.length, overBudget: orders.filter((o) => !o.ok && (o.problems ?? []).join(' ').includes('budget')).length });
       }
     }),
@@ -355,6 +381,7 @@ try {
   console.log(
     `  store B: ${previews.length} draft previews by ${previewers} merchants (${previews.filter((p) => p.status === 200).length} answered 200), ${previews.reduce((n, p) => n + p.orders, 0)} orders rendered, ${previews.reduce((n, p) => n + p.overBudget, 0)} stopped at the budget; each preview p50 ${percentile(previewMs, 50).toFixed(0)} ms, max ${(previewMs.at(-1) ?? 0).toFixed(0)} ms`,
   );
+  if (previewProblems.size > 0) console.log(`  store B's previews answered problems: ${[...previewProblems].slice(0, 3).join(' | ')}`);
   console.log(`  store B's orders: ${slow.budgetHeld} of ${slowSent} held with the budget problem (${show(slow.counts)})`);
   console.log(`  store A's orders at the end: ${show(fast.counts)}`);
   const p99 = (f: Figures) => percentile(f.latencies, 99);

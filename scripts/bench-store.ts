@@ -12,10 +12,12 @@
  *
  * Part `redis`: N orders (default 100,000) flow through `print-bridge start` (webhook → mapped → acknowledged print
  * order, every job done) against a private Redis; `used_memory` before, after, and after the completed-job window
- * (completed jobs removed, as a day later). With BENCH_APP_ROOT pointing at a checkout from before the database,
- * the same run measures the Redis-only store as the baseline.
+ * (completed jobs removed, as a day later). The orders are real-shaped `orders/paid` bodies (bench/shopify-order-shape.ts,
+ * issue 27: 3–10 line items, about 12 KB; each its own ids and order number), in the Shopify stand-in too, mapped by
+ * the benches' pipeline mapping (bench/pipeline-mapping.ts); their sizes are printed. With BENCH_APP_ROOT pointing at
+ * a checkout from before the database, the same run measures the Redis-only store as the baseline.
  *
- *   npm run bench:store [-- --orders 1000000 --flow 100000 --part pg|redis|all --keep]
+ *   npm run bench:store [-- --orders 1000000 --flow 100000 --part pg|redis|all --keep --seed 27]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -31,7 +33,9 @@ import { ORDER_STATUSES, type OrderStatus } from '../src/orders/status.js';
 import { openDatabase } from '../src/db/database.js';
 import { createQueues } from '../src/queue/queues.js';
 import { freePort } from '../test/helpers/private-redis.js';
-import { appEnv, BIN, benchMapping, benchOrder, DATABASE_URL, forkService, newPrefix, registerShop, schemaOf, SHOP, startApp } from './bench-support.js';
+import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
+import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { appEnv, BIN, DATABASE_URL, forkService, newPrefix, registerShop, schemaOf, SHOP, standInBody, startApp } from './bench-support.js';
 import { signedHeaders } from './bench-webhooks.js';
 
 const { values } = parseArgs({
@@ -42,6 +46,8 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** A schema a `--keep` run left: its orders are measured again without the set-up. */
     reuse: { type: 'string' },
+    /** Shape seed of part redis's real-shaped orders. */
+    seed: { type: 'string', default: '27' },
   },
 });
 const ORDERS = Number(values.orders);
@@ -219,14 +225,20 @@ async function partRedis(): Promise<void> {
   const emulator = await forkService('emulator');
   const standIn = await forkService('stand-in');
   const prefix = newPrefix('store-redis');
-  const env: Record<string, string> = { ...appEnv({ prefix, emulatorUrl: String(emulator.info.url), standInOrigin: String(standIn.info.origin), mappingsDir: benchMapping(), port: await freePort(), concurrency: 64 }), REDIS_URL: url };
+  const env: Record<string, string> = { ...appEnv({ prefix, emulatorUrl: String(emulator.info.url), standInOrigin: String(standIn.info.origin), mappingsDir: pipelineMappingDir(), port: await freePort(), concurrency: 64 }), REDIS_URL: url };
   const app = BIN.includes(process.cwd()) ? 'this checkout' : BIN;
   console.log(`bench:store (Redis)  ${FLOW.toLocaleString('en')} orders through print-bridge start (${app}), private Redis`);
-  const bodies = Array.from({ length: FLOW }, () => benchOrder(2));
-  await new Promise<void>((resolve) => {
-    standIn.child.once('message', () => resolve());
-    standIn.child.send({ seed: bodies });
-  });
+  // Real-shaped orders, each its own (the serial gives the ids and the order number).
+  const orders = Array.from({ length: FLOW }, (_, i) => shopifyOrder({ seed: Number(values.seed), serial: i + 1 }));
+  console.log(`  real-shaped orders/paid bodies (seed ${values.seed}): ${describeSizes(summariseSizes(orders))}`);
+  const bodies = orders.map((o) => o.body);
+  // Into the stand-in in slices: one IPC message of 100,000 bodies of ~12 KB would be past V8's longest string.
+  for (let from = 0; from < bodies.length; from += 2_000) {
+    await new Promise<void>((resolve) => {
+      standIn.child.once('message', () => resolve());
+      standIn.child.send({ seed: bodies.slice(from, from + 2_000).map(standInBody) });
+    });
+  }
   await registerShop(env);
   const child = await startApp('start', env);
   const agent = new Agent({ connections: 50 });

@@ -1,7 +1,7 @@
 /**
- * Shared pieces of the end-to-end benchmarks: child processes for the emulator, the Admin stand-in and the app, the
- * app's environment, and order bodies. Each process runs on its own so that the figures include real HTTP and the
- * two cores are shared the way they would be in a deployment on one machine.
+ * Shared pieces of the end-to-end benchmarks: child processes for the emulator, the Admin stand-in and the app, and the
+ * app's environment (the order bodies: bench/shopify-order-shape.ts). Each process runs on its own so that the figures
+ * include real HTTP and the two cores are shared the way they would be in a deployment on one machine.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -135,36 +135,15 @@ export async function cleanupPrefix(prefix: string): Promise<void> {
   await client.end();
 }
 
-let counter = 0;
-/** An orders/paid body with `lines` book line items; ids above 2^53 as Shopify has them (gids exact). */
-export function benchOrder(lines = 2): string {
-  counter += 1;
-  const n = counter;
-  const orderId = `8800000000${String(n).padStart(8, '0')}`;
-  return JSON.stringify({
-    id: orderId,
-    admin_graphql_api_id: `gid://shopify/Order/${orderId}`,
-    name: `#B${n}`,
-    order_number: 100000 + n,
-    email: 'bench@example.com',
-    created_at: '2026-11-21T10:00:00Z',
-    updated_at: '2026-11-21T10:00:00Z',
-    financial_status: 'paid',
-    shipping_address: { name: 'Bench Mark', address1: '1 Bench Street', city: 'Leeds', zip: 'LS1 1AA', country_code: 'GB' },
-    shipping_lines: [{ code: 'Standard', title: 'Standard' }],
-    line_items: Array.from({ length: lines }, (_, i) => ({
-      id: `${orderId}${i}`,
-      admin_graphql_api_id: `gid://shopify/LineItem/${orderId}${i}`,
-      sku: `BOOK-${i}`,
-      title: `Book ${i}`,
-      vendor: 'Acme',
-      quantity: 1,
-      current_quantity: 1,
-      requires_shipping: true,
-      properties: [],
-    })),
-    // Shopify writes ids as bare numbers, many above 2^53.
-  }).replace(/"id":"(\d+)"/g, '"id":$1');
+/**
+ * An order body as the benches seed it into the Shopify Admin stand-in (the webhook body itself is sent unchanged):
+ * each line item with `product_type` "", as Shopify answers `product.productType` for a product without a type. The
+ * real-shaped bodies carry `product_id` without `product_type` (the webhook payload has none), and the stand-in then
+ * answers `productType` null, which GraphQL refuses ("Cannot return null for non-nullable field"), so that a read of
+ * the whole order (the mapping editor's preview of the latest orders, lost-order recovery) would fail.
+ */
+export function standInBody(body: string): string {
+  return body.replace(/"product_id":(\d+),(?!"product_type")/g, '"product_id":$1,"product_type":"",');
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -2,7 +2,9 @@
  * npm run chaos: the whole loop under every fault at once, through real processes, and a count of what went wrong.
  *
  * - N orders (default 2,000) arrive as signed orders/paid webhooks at `print-bridge web`, resent while answered 503
- *   (as Shopify does);
+ *   (as Shopify does); real-shaped bodies (bench/shopify-order-shape.ts, issue 27: 3–10 line items, about 12 KB, each
+ *   its own ids and order number; sizes printed), in the Shopify stand-in too, mapped by the benches' pipeline mapping
+ *   (bench/pipeline-mapping.ts);
  * - `print-bridge worker` processes (default 2) are killed with SIGKILL at random moments and restarted;
  * - Redis (its own, with an append-only file) is restarted once, mid-burst;
  * - PostgreSQL (its own cluster, the system of record) is crashed (immediate shutdown) and restarted once while orders
@@ -12,10 +14,12 @@
  *   random moments: late, repeated, out of order.
  *
  * Then it waits until every order is shipped and fulfilled and everything is quiet, and reports orders lost, orders
- * duplicated at the print service, fulfillments duplicated in Shopify (all must be 0) and the time to drain. Exit 1
- * when any count is not 0 or the loop did not drain.
+ * duplicated at the print service, fulfillments duplicated in Shopify (and orders whose lines were fulfilled beyond
+ * their quantity: all must be 0) and the time to drain. Exit 1 when any count is not 0 or the loop did not drain.
  *
- *   npm run chaos [-- --orders 2000 --workers 2 --kill-every 4000 --seed 1 --timeout 900]
+ *   npm run chaos [-- --orders 2000 --workers 2 --kill-every 4000 --seed 1 --timeout 900 --order-seed 27]
+ *
+ * `--seed` drives the faults; `--order-seed` the orders' shapes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -29,8 +33,10 @@ import { PostgresOrderStore } from '../src/storage/order-store.js';
 import { ORDER_STATUSES } from '../src/orders/status.js';
 import { postbackTriggers } from '../src/print-service/postback-triggers.js';
 import { createQueues } from '../src/queue/queues.js';
+import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
+import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
 import { signedHeaders } from './bench-webhooks.js';
-import { appEnv, benchMapping, benchOrder, BIN, forkService, newPrefix, registerShop, SHOP, startApp } from './bench-support.js';
+import { appEnv, BIN, forkService, newPrefix, registerShop, SHOP, standInBody, startApp } from './bench-support.js';
 import { AofRedis, freePort, PostbackRelay, PrivatePostgres, seededRandom } from './chaos-support.js';
 
 const { values } = parseArgs({
@@ -41,6 +47,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '25' },
     seed: { type: 'string', default: '1' },
     timeout: { type: 'string', default: '900' },
+    'order-seed': { type: 'string', default: '27' },
   },
 });
 const TOTAL = Number(values.orders);
@@ -66,7 +73,7 @@ const appPort = await freePort();
 const emulatorPort = await freePort();
 const standIn = await forkService('stand-in');
 const env: Record<string, string> = {
-  ...appEnv({ prefix, emulatorUrl: `http://127.0.0.1:${emulatorPort}`, standInOrigin: String(standIn.info.origin), mappingsDir: benchMapping(), port: appPort, concurrency: 16 }),
+  ...appEnv({ prefix, emulatorUrl: `http://127.0.0.1:${emulatorPort}`, standInOrigin: String(standIn.info.origin), mappingsDir: pipelineMappingDir(), port: appPort, concurrency: 16 }),
   REDIS_URL: redis.url,
   DATABASE_URL: postgres.url,
   DATABASE_SCHEMA: 'public',
@@ -93,11 +100,12 @@ for (let i = 0; ; i++) {
   await sleep(100);
 }
 
-const bodies = Array.from({ length: TOTAL }, () => benchOrder(1));
-const expected = new Set(bodies.map((b) => `${SHOP.replace('.myshopify.com', '')}-${(JSON.parse(b) as { order_number: number }).order_number}`));
+const orders = Array.from({ length: TOTAL }, (_, i) => shopifyOrder({ seed: Number(values['order-seed']), serial: i + 1 }));
+const bodies = orders.map((o) => o.body);
+const expected = new Set(orders.map((o) => `${SHOP.replace('.myshopify.com', '')}-${o.orderNumber}`));
 await new Promise<void>((resolve) => {
   standIn.child.once('message', () => resolve());
-  standIn.child.send({ seed: bodies });
+  standIn.child.send({ seed: bodies.map(standInBody) });
 });
 
 await registerShop(env);
@@ -113,6 +121,7 @@ const store = new PostgresOrderStore({ database: monitorDb, redis: monitor, pref
 const queues = createQueues(monitor, prefix);
 
 console.log(`chaos: ${TOTAL} orders, ${WORKERS} workers killed every ~${KILL_EVERY_MS} ms, Redis restarted once, PostgreSQL crashed and restarted once, emulator 30% 503 / 10% dropped, every postback replayed 3× shuffled, seed ${SEED}`);
+console.log(`  real-shaped orders/paid bodies (order seed ${values['order-seed']}): ${describeSizes(summariseSizes(orders))}`);
 
 // ---- the faults
 let kills = 0;
@@ -156,7 +165,22 @@ await pool(bodies, Number(values.concurrency), async (body) => {
 say(`all ${TOTAL} webhooks accepted (${webhooks503} answers were not 2xx and were resent)`);
 
 // ---- the drain
-interface StandInOrder { id: string; fulfillments: { lineItems: { quantity: number }[] }[] }
+interface StandInOrder {
+  id: string;
+  lineItems: { id: string; currentQuantity: number }[];
+  fulfillments: { lineItems: { lineItemId: string; quantity: number }[] }[];
+}
+/** Each line's quantity in the order's fulfillments, against the line's own: every line fully fulfilled, or any beyond. */
+function fulfilment(o: StandInOrder): { full: boolean; over: boolean } {
+  const done = new Map<string, number>();
+  for (const f of o.fulfillments) for (const l of f.lineItems) done.set(l.lineItemId, (done.get(l.lineItemId) ?? 0) + l.quantity);
+  return {
+    full: o.lineItems.every((l) => (done.get(l.id) ?? 0) >= l.currentQuantity),
+    over: o.lineItems.some((l) => (done.get(l.id) ?? 0) > l.currentQuantity),
+  };
+}
+const readShopifyOrders = async (): Promise<StandInOrder[]> =>
+  ((await (await fetch(`${String(standIn.info.origin)}/_stand-in/shops/${SHOP}/orders`)).json()) as { orders: StandInOrder[] }).orders;
 const deadline = performance.now() + Number(values.timeout) * 1000;
 let drained = false;
 let lastReport = 0;
@@ -169,9 +193,12 @@ while (performance.now() < deadline) {
     const listing = (await (await fetch(`${emulatorUrl}/_emulator/orders`)).json()) as { data: { orderData: { sourceOrderId?: string } }[] };
     printerIds = new Map();
     for (const o of listing.data) printerIds.set(o.orderData.sourceOrderId ?? '', (printerIds.get(o.orderData.sourceOrderId ?? '') ?? 0) + 1);
-    shopifyOrders = ((await (await fetch(`${String(standIn.info.origin)}/_stand-in/shops/${SHOP}/orders`)).json()) as { orders: StandInOrder[] }).orders;
     const counts = await store.countByStatus(ORDER_STATUSES);
-    const fulfilled = shopifyOrders.filter((o) => o.fulfillments.length > 0).length;
+    // The stand-in's listing carries each order's whole body (about 25 KB an order with real-shaped bodies): read it
+    // when it can end the wait or for the progress line, not every second.
+    const reportDue = performance.now() - lastReport > 5_000;
+    if (reportDue || (counts.shipped ?? 0) === TOTAL) shopifyOrders = await readShopifyOrders();
+    const fulfilled = shopifyOrders.filter((o) => fulfilment(o).full).length;
     const busy = await Promise.all([queues.webhooks, queues.orders, queues.events, queues.shopify].map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
     const pendingJobs = busy.reduce((n, c) => n + Object.values(c).reduce((a, b) => a + b, 0), 0);
     // PostgreSQL goes down hard once a fifth of the orders have shipped: workers are then writing shipments,
@@ -186,7 +213,7 @@ while (performance.now() < deadline) {
       killing = false;
       say('every order shipped: no more kills; waiting for replays and queues to settle');
     }
-    if (performance.now() - lastReport > 5_000) {
+    if (reportDue) {
       lastReport = performance.now();
       say(`at the printer ${printerIds.size}/${TOTAL}, shipped ${counts.shipped ?? 0}, fulfilled in Shopify ${fulfilled}, jobs pending ${pendingJobs}, postbacks ${relay.stats.forwarded} + ${relay.stats.replayed} replays (${relay.stats.pendingReplays} to come), kills ${kills}`);
     }
@@ -202,10 +229,11 @@ const drainSeconds = (performance.now() - started) / 1000;
 killing = false;
 await killer;
 
+shopifyOrders = await readShopifyOrders().catch(() => shopifyOrders);
 const lost = [...expected].filter((id) => !printerIds.has(id)).length;
 const duplicatedAtPrinter = [...printerIds.values()].filter((n) => n > 1).length;
 const duplicatedFulfillments = shopifyOrders.reduce((n, o) => n + Math.max(0, o.fulfillments.length - 1), 0);
-const overFulfilled = shopifyOrders.filter((o) => o.fulfillments.reduce((q, f) => q + f.lineItems.reduce((a, l) => a + l.quantity, 0), 0) > 1).length;
+const overFulfilled = shopifyOrders.filter((o) => fulfilment(o).over).length;
 const stats = (await (await fetch(`${emulatorUrl}/_emulator/stats`)).json()) as { faults: unknown };
 
 console.log('');
