@@ -52,7 +52,6 @@ import {
   schemaOf,
   SHOP,
   SHOPIFY_SECRET,
-  standInBody,
   startApp,
 } from './bench-support.js';
 
@@ -279,12 +278,12 @@ try {
   // Both stores in Shopify (the stand-in) with their orders, and registered with the app as custom-app tokens.
   await new Promise<void>((resolvePromise) => {
     standIn.child.once('message', () => resolvePromise());
-    standIn.child.send({ seed: fastBodies.map(standInBody) });
+    standIn.child.send({ seed: fastBodies });
   });
   const registered = await fetch(`${standInOrigin}/_stand-in/shops`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ shop: SLOW_SHOP, accessToken: SLOW_TOKEN }) });
   if (!registered.ok) throw new Error(`the stand-in refused ${SLOW_SHOP}: ${registered.status}`);
   for (const body of slowBodies) {
-    const seeded = await fetch(`${standInOrigin}/_stand-in/shops/${SLOW_SHOP}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: standInBody(body) });
+    const seeded = await fetch(`${standInOrigin}/_stand-in/shops/${SLOW_SHOP}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     if (!seeded.ok) throw new Error(`the stand-in refused a slow order: ${seeded.status} ${await seeded.text()}`);
   }
   await registerShop(env);

@@ -35,7 +35,7 @@ import { createQueues } from '../src/queue/queues.js';
 import { freePort } from '../test/helpers/private-redis.js';
 import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
 import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
-import { appEnv, BIN, DATABASE_URL, forkService, newPrefix, registerShop, schemaOf, SHOP, standInBody, startApp } from './bench-support.js';
+import { appEnv, BIN, DATABASE_URL, forkService, newPrefix, registerShop, schemaOf, SHOP, startApp } from './bench-support.js';
 import { signedHeaders } from './bench-webhooks.js';
 
 const { values } = parseArgs({
@@ -236,7 +236,7 @@ async function partRedis(): Promise<void> {
   for (let from = 0; from < bodies.length; from += 2_000) {
     await new Promise<void>((resolve) => {
       standIn.child.once('message', () => resolve());
-      standIn.child.send({ seed: bodies.slice(from, from + 2_000).map(standInBody) });
+      standIn.child.send({ seed: bodies.slice(from, from + 2_000) });
     });
   }
   await registerShop(env);

@@ -135,17 +135,6 @@ export async function cleanupPrefix(prefix: string): Promise<void> {
   await client.end();
 }
 
-/**
- * An order body as the benches seed it into the Shopify Admin stand-in (the webhook body itself is sent unchanged):
- * each line item with `product_type` "", as Shopify answers `product.productType` for a product without a type. The
- * real-shaped bodies carry `product_id` without `product_type` (the webhook payload has none), and the stand-in then
- * answers `productType` null, which GraphQL refuses ("Cannot return null for non-nullable field"), so that a read of
- * the whole order (the mapping editor's preview of the latest orders, lost-order recovery) would fail.
- */
-export function standInBody(body: string): string {
-  return body.replace(/"product_id":(\d+),(?!"product_type")/g, '"product_id":$1,"product_type":"",');
-}
-
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

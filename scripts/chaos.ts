@@ -36,7 +36,7 @@ import { createQueues } from '../src/queue/queues.js';
 import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
 import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
 import { signedHeaders } from './bench-webhooks.js';
-import { appEnv, BIN, forkService, newPrefix, registerShop, SHOP, standInBody, startApp } from './bench-support.js';
+import { appEnv, BIN, forkService, newPrefix, registerShop, SHOP, startApp } from './bench-support.js';
 import { AofRedis, freePort, PostbackRelay, PrivatePostgres, seededRandom } from './chaos-support.js';
 
 const { values } = parseArgs({
@@ -105,7 +105,7 @@ const bodies = orders.map((o) => o.body);
 const expected = new Set(orders.map((o) => `${SHOP.replace('.myshopify.com', '')}-${o.orderNumber}`));
 await new Promise<void>((resolve) => {
   standIn.child.once('message', () => resolve());
-  standIn.child.send({ seed: bodies.map(standInBody) });
+  standIn.child.send({ seed: bodies });
 });
 
 await registerShop(env);

@@ -53,7 +53,7 @@ function lineItemView(order: OrderRecord, li: LineItemRecord) {
     isGiftCard: rest?.gift_card === true,
     customAttributes: attributesOf(rest?.properties),
     variant: rest?.variant_id != null ? { id: `gid://shopify/ProductVariant/${String(rest.variant_id)}` } : null,
-    product: rest?.product_id != null ? { id: `gid://shopify/Product/${String(rest.product_id)}`, productType: typeof rest.product_type === 'string' ? rest.product_type : null } : null,
+    product: rest?.product_id != null ? { id: `gid://shopify/Product/${String(rest.product_id)}`, productType: typeof rest.product_type === 'string' ? rest.product_type : '' } : null,
     originalUnitPriceSet: { shopMoney: { amount: String(rest?.price ?? '0.00'), currencyCode: currency } },
   };
 }

@@ -77,6 +77,17 @@ describe('control surface', () => {
     expect(one.json.order.id).toBe(ORDER);
   });
 
+  it("answers a line item's product type as Shopify does when the webhook body has none (an empty text, never null)", async () => {
+    // A webhook's line item names its product but not its type; Shopify's productType is non-null (String!).
+    standIn.seedOrder(SHOP, body({ line_items: [{ admin_graphql_api_id: 'gid://shopify/LineItem/11', sku: 'X', title: 'X', quantity: 1, product_id: 7001 }, { admin_graphql_api_id: 'gid://shopify/LineItem/12', sku: 'Y', title: 'Y', quantity: 1, product_id: 7002, product_type: 'Poster' }] }));
+    const read = await gql('query Q($id: ID!) { order(id: $id) { lineItems(first: 5) { nodes { product { id productType } } } } }', { id: ORDER });
+    expect(read.json.errors).toBeUndefined();
+    expect(read.json.data.order.lineItems.nodes).toEqual([
+      { product: { id: 'gid://shopify/Product/7001', productType: '' } },
+      { product: { id: 'gid://shopify/Product/7002', productType: 'Poster' } },
+    ]);
+  });
+
   it('refuses a body whose ids cannot be kept exact', async () => {
     const lossy = JSON.parse('{"id": 9007199254740993, "line_items": [{"id": 1, "quantity": 1}]}') as unknown;
     const answer = await control('POST', `/shops/${SHOP}/orders`, lossy);
