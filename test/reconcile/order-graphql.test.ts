@@ -5,6 +5,9 @@ import { parseOrderWebhook } from '../../src/shopify/order-webhook.js';
 import { startAdminStandIn, type AdminStandIn } from '../../src/dev/admin-stand-in/index.js';
 import { createShopifyApiTransport, ShopifyAdminApi, ShopifyPacer, ShopifyUnauthorizedError, ShopifyUnavailableError } from '../../src/shopify/admin-api.js';
 import { parseJsonLossless } from '../../src/shopify/json.js';
+import { loadMappingText, mapOrder, parseShopifyOrderJson } from '../../src/mapping/index.js';
+import { PIPELINE_MAPPING_YAML } from '../../bench/pipeline-mapping.js';
+import { shopifyOrder } from '../../bench/shopify-order-shape.js';
 
 /**
  * Issue 15, GraphQL only: the lost-order recovery reads an order through GraphQL and gets it in its webhook body's
@@ -79,6 +82,21 @@ describe('an order read through GraphQL in its webhook shape', () => {
     const read = parseJsonLossless((await api().getOrderAsWebhookBody('gid://shopify/Order/5500000009'))!) as { line_items: { sku: string }[] };
     expect(read.line_items.map((l) => l.sku)).toEqual(lines.map((l) => l.sku));
     expect(standIn.requests().filter((r) => r.shop === SHOP && typeof r.variables?.after === 'string')).toHaveLength(2);
+  });
+
+  it('reads real-shaped orders (webhook line items name a product, not its type) and maps them as their webhooks', async () => {
+    const loaded = loadMappingText(PIPELINE_MAPPING_YAML, 'bench.yaml');
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    for (let serial = 1; serial <= 5; serial++) {
+      const { body, orderId } = shopifyOrder({ seed: 31, serial });
+      standIn.seedOrder(SHOP, parseJsonLossless(body));
+      const read = await api().getOrderAsWebhookBody(`gid://shopify/Order/${orderId}`);
+      expect(read, `order ${serial}`).toBeDefined();
+      const fromRead = mapOrder(parseShopifyOrderJson(read!), loaded.mapping, SHOP);
+      const fromWebhook = mapOrder(parseShopifyOrderJson(body), loaded.mapping, SHOP);
+      expect(fromRead.ok && fromWebhook.ok, JSON.stringify(fromRead.ok ? '' : fromRead.problems)).toBe(true);
+      if (fromRead.ok && fromWebhook.ok) expect(fromRead.order.orderData.items).toEqual(fromWebhook.order.orderData.items);
+    }
   });
 
   it('says undefined for an order Shopify does not have, and fails typed otherwise', async () => {
