@@ -234,8 +234,14 @@ async function partRedis(): Promise<void> {
   const bodies = orders.map((o) => o.body);
   // Into the stand-in in slices: one IPC message of 100,000 bodies of ~12 KB would be past V8's longest string.
   for (let from = 0; from < bodies.length; from += 2_000) {
-    await new Promise<void>((resolve) => {
-      standIn.child.once('message', () => resolve());
+    await new Promise<void>((resolve, reject) => {
+      // The stand-in holds every body parsed: if it dies (out of memory), say so instead of waiting for ever.
+      const died = (code: number | null) => reject(new Error(`the Admin API stand-in exited (${code}) while being seeded with orders ${from + 1}–${from + 2_000}`));
+      standIn.child.once('exit', died);
+      standIn.child.once('message', () => {
+        standIn.child.off('exit', died);
+        resolve();
+      });
       standIn.child.send({ seed: bodies.slice(from, from + 2_000) });
     });
   }

@@ -229,7 +229,12 @@ const drainSeconds = (performance.now() - started) / 1000;
 killing = false;
 await killer;
 
-shopifyOrders = await readShopifyOrders().catch(() => shopifyOrders);
+// The counts below must come from this read, never from an older one: a failed read fails the run (after the clean-up).
+let finalReadError: string | undefined;
+shopifyOrders = await readShopifyOrders().catch((error: Error) => {
+  finalReadError = error.message;
+  return shopifyOrders;
+});
 const lost = [...expected].filter((id) => !printerIds.has(id)).length;
 const duplicatedAtPrinter = [...printerIds.values()].filter((n) => n > 1).length;
 const duplicatedFulfillments = shopifyOrders.reduce((n, o) => n + Math.max(0, o.fulfillments.length - 1), 0);
@@ -249,7 +254,8 @@ console.log(`  orders lost                            ${lost}`);
 console.log(`  orders duplicated at the print service ${duplicatedAtPrinter}`);
 console.log(`  fulfillments duplicated in Shopify     ${duplicatedFulfillments} (orders over-fulfilled: ${overFulfilled})`);
 console.log(`  drained                                ${drained ? `yes, ${drainSeconds.toFixed(1)} s from the first webhook` : `NO, gave up after ${values.timeout} s`}`);
-const ok = drained && lost === 0 && duplicatedAtPrinter === 0 && duplicatedFulfillments === 0 && overFulfilled === 0;
+if (finalReadError) console.log(`  final read of Shopify's orders         FAILED (${finalReadError}): the counts above are from an older read`);
+const ok = finalReadError === undefined && drained && lost === 0 && duplicatedAtPrinter === 0 && duplicatedFulfillments === 0 && overFulfilled === 0;
 console.log(`  verdict                                ${ok ? 'PASS' : 'FAIL'}`);
 
 for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');

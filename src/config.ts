@@ -101,8 +101,8 @@ export const configSchema = z.object({
   /** The schema the app's tables live in (one database shared by several installs, or a test per schema). */
   DATABASE_SCHEMA: z.preprocess(emptyToUndefined, z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('public')),
   /**
-   * The order path's statements run as named prepared statements on PostgreSQL (parsed and planned once per
-   * connection). Set false behind a connection pooler in transaction mode that does not keep prepared statements
+   * The order path's statements run as named prepared statements on PostgreSQL (parsed once per connection, one plan
+   * kept after five runs). Set false behind a connection pooler in transaction mode that does not keep prepared statements
    * (PgBouncer before 1.21, or without max_prepared_statements).
    */
   DATABASE_PREPARED_STATEMENTS: flag(true),

@@ -34,10 +34,10 @@ export interface Database {
 
 export interface RowsOptions {
   /**
-   * Run as a named prepared statement on PostgreSQL: parsed and planned once per connection, with one generic plan
-   * for every run (issue 27: parse and plan of the order path's statements were half the server's CPU an order).
-   * Only for a statement that finds its rows by key (a generic plan is as good as one made for the values) and whose
-   * text never varies (no lists of varying length): each distinct text stays prepared on every connection that ran
+   * Run as a named prepared statement on PostgreSQL: parsed once per connection and, after its first five runs,
+   * planned once (PostgreSQL keeps the generic plan when it costs no more than the plans made for the values; issue
+   * 27: parse and plan of the order path's statements were half the server's CPU an order). Only for a statement that
+   * finds its rows by key (so the generic plan is the one a value would get) and whose text never varies (no lists of varying length): each distinct text stays prepared on every connection that ran
    * it, so past PREPARED_TEXTS_KEPT texts a process runs the rest unnamed. It names its columns (never `*`): a
    * migration that only adds columns then leaves a running process's statements valid. PGlite ignores it.
    */
@@ -89,9 +89,8 @@ async function openPostgres(url: string, schemaName: string, max: number, prepar
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    // Every connection works in the app's schema; `public` stays on the path for extensions. The statements run
-    // prepared (RowsOptions) find rows by key, so one generic plan serves every run: no planning after the first.
-    options: `-c search_path=${schemaName},public${prepared ? ' -c plan_cache_mode=force_generic_plan' : ''}`,
+    // Every connection works in the app's schema; `public` stays on the path for extensions.
+    options: `-c search_path=${schemaName},public`,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
   });

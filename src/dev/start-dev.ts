@@ -93,13 +93,16 @@ export async function prepareDevelopment(raw: Record<string, string | undefined>
         delivery: { baseDelayMs: 500 },
         logger: emulatorLog,
       };
-      emulator = await startEmulator(options);
-      // Any free port, but never the app's own: PORT is free until the app listens, so the system may hand it out.
-      const appPort = configSchema.shape.PORT.safeParse(raw.PORT).data;
-      for (let tries = 0; emulator.port === appPort && tries < 5; tries++) {
-        const taken = emulator;
-        emulator = await startEmulator(options);
-        await taken.close();
+      // Any free port, but never one of the app's own: PORT and METRICS_PORT are free until the app listens, so the
+      // system may hand them out.
+      const appPorts = new Set([configSchema.shape.PORT.safeParse(raw.PORT).data, configSchema.shape.METRICS_PORT.safeParse(raw.METRICS_PORT).data]);
+      for (let tries = 0; !emulator; tries++) {
+        const started = await startEmulator(options);
+        if (!appPorts.has(started.port)) emulator = started;
+        else {
+          await started.close();
+          if (tries === 4) throw new Error(`the print-service emulator was given the app's own port ${started.port} five times`);
+        }
       }
       const running = emulator;
       cleanups.push(() => running.close());

@@ -176,7 +176,9 @@ export function orderAsWebhookBody(order: GraphqlOrder): string {
       name: l.name,
       sku: l.sku ?? null,
       vendor: l.vendor ?? null,
-      product_type: l.product?.productType ?? null,
+      // Shopify answers "" for a product without a type; a webhook's line item has no type at all, and a mapping's
+      // `{% if line_item.product_type %}` must read the recovered order as it reads the webhook ("" is true in Liquid).
+      product_type: l.product?.productType || null,
       quantity: l.quantity,
       current_quantity: l.currentQuantity,
       requires_shipping: l.requiresShipping,

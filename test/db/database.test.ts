@@ -76,8 +76,25 @@ describe('prepared statements (issue 27)', () => {
         }),
       ).rejects.toThrow('roll back');
       expect((await database.rows<{ name: string }>(sql`SELECT name FROM pg_prepared_statements`)).length).toBe(1);
+      // Planned for the values five times, then PostgreSQL keeps the generic plan: no more planning. The connection's
+      // plan_cache_mode stays `auto`: forcing generic plans would also give them to the unnamed statements (the lists
+      // and searches), whose best plan depends on their values.
+      expect(await database.rows(sql`SELECT current_setting('plan_cache_mode') AS mode`)).toEqual([{ mode: 'auto' }]);
+      for (let n = 4; n <= 8; n++) await database.rows(read(n), PREPARED);
+      const [plans] = await database.rows<{ generic: number; custom: number }>(sql`SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements`);
+      expect(plans).toEqual({ generic: 3, custom: 5 });
+      // A statement first prepared in a transaction that rolls back stays prepared, and runs after it.
+      const other = sql`SELECT ${'x'}::text AS t`;
+      await expect(
+        database.transaction(async (tx) => {
+          expect(await tx.rows(other, PREPARED)).toEqual([{ t: 'x' }]);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await database.rows(other, PREPARED)).toEqual([{ t: 'x' }]);
+      expect((await database.rows<{ name: string }>(sql`SELECT name FROM pg_prepared_statements`)).length).toBe(2);
       // A caller preparing texts that vary is capped: past the cap they run unnamed, and still answer.
-      for (let i = 0; i < 70; i++) expect(await database.rows(sql.raw(`SELECT ${i} AS n`), PREPARED)).toEqual([{ n: i }]);
+      for (let i = 0; i < 69; i++) expect(await database.rows(sql.raw(`SELECT ${i} AS n`), PREPARED)).toEqual([{ n: i }]);
       expect((await database.rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements`))[0]!.n).toBe(64);
     } finally {
       await database.close();
