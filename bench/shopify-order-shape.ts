@@ -430,7 +430,8 @@ export interface SizeSummary {
   lines: string;
 }
 
-export function summariseSizes(bodies: readonly GeneratedOrder[]): SizeSummary {
+/** Sizes of any bodies with their count of lines (orders and their line items, print documents and their items). */
+export function summariseSizes(bodies: readonly Pick<GeneratedOrder, 'body' | 'lineItems'>[]): SizeSummary {
   const sizes = bodies.map((b) => Buffer.byteLength(b.body)).sort((a, b) => a - b);
   const at = (q: number) => sizes[Math.min(sizes.length - 1, Math.floor(q * sizes.length))]! / 1024;
   const lines = new Map<number, number>();
@@ -446,9 +447,11 @@ export function summariseSizes(bodies: readonly GeneratedOrder[]): SizeSummary {
   };
 }
 
-export function describeSizes(s: SizeSummary): string {
-  const kb = (v: number) => `${v.toFixed(1)} KB`;
-  return `${s.count} bodies: min ${kb(s.minKb)}, p10 ${kb(s.p10Kb)}, median ${kb(s.medianKb)}, p90 ${kb(s.p90Kb)}, max ${kb(s.maxKb)}; line items (count:orders) ${s.lines}`;
+export const formatKb = (v: number): string => `${v.toFixed(1)} KB`;
+
+export function describeSizes(s: SizeSummary, nouns: { bodies: string; lines: string } = { bodies: 'bodies', lines: 'line items (count:orders)' }): string {
+  const kb = formatKb;
+  return `${s.count} ${nouns.bodies}: min ${kb(s.minKb)}, p10 ${kb(s.p10Kb)}, median ${kb(s.medianKb)}, p90 ${kb(s.p90Kb)}, max ${kb(s.maxKb)}; ${nouns.lines} ${s.lines}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { request } from 'undici';
 import { printOrderDocument } from '../bench/print-service-shape.js';
-import { describeSizes, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, formatKb as kb, summariseSizes } from '../bench/shopify-order-shape.js';
 import { signRequest } from '../src/print-service/signing.js';
 
 const { values } = parseArgs({
@@ -121,10 +121,10 @@ async function main(): Promise<void> {
   const connections = Number(values.connections);
   const seed = Number(values.seed);
   const docs = documents(Number(values.documents), seed);
-  const sizes = summariseSizes(docs.map((d, i) => ({ body: d.body, orderId: String(i + 1), orderNumber: i + 1, lineItems: d.items })));
+  const sizes = summariseSizes(docs.map((d) => ({ body: d.body, lineItems: d.items })));
   console.log(`bench:emulator  POST /api/order (signed), ${connections} connections, ${seconds} s each, autocannon`);
   console.log(`  real-shaped create documents (bench/print-service-shape.ts printOrderDocument, seed ${seed}), a sourceOrderId of its own a request:`);
-  console.log(`    ${describeSizes(sizes).replace('bodies', 'documents').replace('line items (count:orders)', 'items (count:documents)')}`);
+  console.log(`    ${describeSizes(sizes, { bodies: 'documents', lines: 'items (count:documents)' })}`);
 
   const baseline = await startChild('baseline');
   let base: Result;
@@ -165,7 +165,6 @@ async function main(): Promise<void> {
   );
   const target = 2000;
   const rate = emu['2xx'] / seconds;
-  const kb = (v: number) => `${v.toFixed(1)} KB`;
   const of = `documents of ${kb(sizes.minKb)}–${kb(sizes.maxKb)}, median ${kb(sizes.medianKb)}`;
   if (rejected > 0 || emu.non2xx > 0 || emu.errors > 0) {
     console.log(`  target ≥ ${target} acknowledged/s (${of}): NOT met: ${rejected} submission errors, ${emu.non2xx} non-2xx, ${emu.errors} errors`);

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PIPELINE_MAPPING_YAML, type ShopifyOrderBody, toPrintOrder } from '../bench/pipeline-mapping.js';
-import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, formatKb as kb, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
 import { loadMappingText } from '../src/mapping/load.js';
 import { mapOrder, type MapResult } from '../src/mapping/map-order.js';
 import { parseOrder, type PrintOrder } from '../src/print-service/schema.js';
@@ -131,7 +131,6 @@ console.log(
     `of which the strict schema check ${(1e6 / checkedRate).toFixed(0)} µs; toPrintOrder ${(1e6 / bareRate).toFixed(1)} µs; ` +
     `parsing the body ${(1e6 / parsedRate).toFixed(0)} µs`,
 );
-const kb = (v: number) => `${v.toFixed(1)} KB`;
 console.log(
   `  target ≥ 5,000 orders/s, for orders of ${kb(sizes.minKb)}–${kb(sizes.maxKb)} (median ${kb(sizes.medianKb)}) with ` +
     `${fewestLines}–${mostLines} line items (mean ${(lineItems / orders.length).toFixed(1)}): ${mappedRate >= 5000 ? 'met' : 'NOT met'} (${Math.round(mappedRate).toLocaleString('en-US')} orders/s)`,

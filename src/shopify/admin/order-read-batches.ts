@@ -1,17 +1,12 @@
 import { orderInShop, ordersInShop } from './order-reads.js';
 import { orderShows, ordersShow } from './order-status.js';
 import { ORDERS_BY_ID_MAX, type AdminRequests, type BatchAnswers } from './request.js';
-import { TurnBatches } from './turn-batches.js';
-
-interface Waiter<T> {
-  resolve: (value: T | null) => void;
-  reject: (error: unknown) => void;
-}
+import { TurnBatches, type Waiter } from './turn-batches.js';
 
 interface OpenBatch<T> {
   /** The client of the batch's first read; the others of its shop are served by it. */
   api: AdminRequests;
-  waiters: Map<string, Waiter<T>[]>;
+  waiters: Map<string, Waiter<T | null>[]>;
 }
 
 /**

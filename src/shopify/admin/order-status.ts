@@ -3,6 +3,7 @@ import type { StatusChange, StatusShown } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
 import { batchAnswers, ORDERS_BY_ID_MAX, parseJsonValue, userErrorSchema, type AdminRequests, type BatchAnswers } from './request.js';
 import type { StatusWriteBatches } from './status-write-batches.js';
+import type { Waiter } from './turn-batches.js';
 
 /**
  * What an order shows of its print status in Shopify (its tags and the `$app:print_status` metafield), the writes
@@ -204,11 +205,6 @@ const STATUS_METAFIELDS_SET = /* GraphQL */ `
 /** Shopify's limit of metafields in one `metafieldsSet`. */
 export const METAFIELDS_SET_MAX = 25;
 
-/** A caller waiting for its order's status write (here and in status-write-batches.ts). */
-export interface Waiter {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
 interface PendingMetafield {
   orderGid: string;
   value: string;

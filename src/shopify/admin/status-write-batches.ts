@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { StatusChange } from '../../bridge/shopify-data.js';
 import { ShopifyUserError, type ShopifyUserErrorDetail } from './errors.js';
-import { sendStatusChange, STATUS_METAFIELD, type Waiter } from './order-status.js';
+import { sendStatusChange, STATUS_METAFIELD } from './order-status.js';
 import { userErrorSchema, type AdminRequests } from './request.js';
-import { TurnBatches } from './turn-batches.js';
+import { TurnBatches, type Waiter } from './turn-batches.js';
 
 interface Entry {
   orderGid: string;

@@ -4,6 +4,12 @@
  * as one request (issue 27). The mechanism the order reads (order-read-batches.ts) and the status writes
  * (status-write-batches.ts) share; what a batch holds and how it goes is theirs.
  */
+/** A caller waiting for its part of a batch (an order's read or status write). */
+export interface Waiter<T = void> {
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
 export class TurnBatches<B> {
   private readonly open = new Map<string, B>();
 
