@@ -4,7 +4,67 @@
  * but not every id has one (e.g. `orders_to_redact`).
  */
 export function parseJsonLossless(text: string): unknown {
+  // The quick reading first: on a real 13 KB order it costs about a third more than a bare JSON.parse, where walking
+  // every character cost twice as much (issue 27: the body is read this way in the worker and in the mapping thread).
+  // Whenever it cannot be sure, the character-by-character one decides. See quoteBigIntegersQuickly for why a successful parse of
+  // the quick reading is always the exact one.
+  try {
+    return JSON.parse(quoteBigIntegersQuickly(text)) as unknown;
+  } catch {
+    // a digit run inside a string was taken for a number (or the text is not JSON): the exact reading decides
+  }
   return JSON.parse(quoteBigIntegers(text)) as unknown;
+}
+
+/** Runs of more digits than a double keeps exactly; each is looked at in its context (quoteBigIntegersQuickly). */
+const LONG_DIGIT_RUN = /\d{16,}/g;
+
+/**
+ * quoteBigIntegers without walking every character: a native regular expression finds the long digit runs, and each is
+ * quoted when its neighbours are those of a JSON number outside a string (after `:`, `,`, `[` or the start, with an
+ * optional sign; before `,`, `]`, `}` or the end; whitespace allowed between).
+ *
+ * Why a parse that succeeds is exact: a run inside a string that looks like that gets a quote inserted right after a
+ * `:`, `,`, `[` or space, never after a backslash, so the inserted quote ends the string and a digit follows it, which
+ * no JSON allows: the parse fails and the exact reading is used. Every run the exact reading quotes stands where
+ * JSON puts numbers, so it has those neighbours and is quoted here too.
+ */
+function quoteBigIntegersQuickly(text: string): string {
+  LONG_DIGIT_RUN.lastIndex = 0;
+  let out = '';
+  let last = 0;
+  for (let match = LONG_DIGIT_RUN.exec(text); match !== null; match = LONG_DIGIT_RUN.exec(text)) {
+    const end = match.index + match[0].length;
+    let start = match.index;
+    if (text.charCodeAt(start - 1) === 45 /* - */) start--;
+    if (!opensNumber(text, start - 1) || !closesNumber(text, end)) continue;
+    if (Number.isSafeInteger(Number(text.slice(start, end)))) continue;
+    out += `${text.slice(last, start)}"${text.slice(start, end)}"`;
+    last = end;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+function isJsonSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 13 || code === 9;
+}
+
+/** Whether what comes before `at` (inclusive, spaces skipped) may stand before a JSON value: `:`, `,`, `[` or nothing. */
+function opensNumber(text: string, at: number): boolean {
+  let i = at;
+  while (i >= 0 && isJsonSpace(text.charCodeAt(i))) i--;
+  if (i < 0) return true;
+  const c = text.charCodeAt(i);
+  return c === 58 /* : */ || c === 44 /* , */ || c === 91 /* [ */;
+}
+
+/** Whether what comes from `at` on (spaces skipped) may follow a JSON value: `,`, `]`, `}` or nothing. */
+function closesNumber(text: string, at: number): boolean {
+  let i = at;
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+  if (i >= text.length) return true;
+  const c = text.charCodeAt(i);
+  return c === 44 /* , */ || c === 93 /* ] */ || c === 125 /* } */;
 }
 
 const SAFE_DIGITS = 15; // every integer of up to 15 digits is exactly representable
