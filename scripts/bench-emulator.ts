@@ -36,6 +36,10 @@ const { values } = parseArgs({
 /** Request numbers across the whole run (baseline and emulator), so no sourceOrderId is ever sent twice. */
 let sent = 0;
 
+if (values.server) {
+  // A normal exit on the parent's kill, so a `--cpu-prof` run writes its profile.
+  process.once('SIGTERM', () => process.exit(0));
+}
 if (values.server === 'emulator') {
   const { startEmulator } = await import('../src/dev/emulator/server.js');
   const emu = await startEmulator({ port: 0 });
@@ -58,7 +62,9 @@ if (values.server === 'emulator') {
 }
 
 async function startChild(kind: 'emulator' | 'baseline'): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--server', kind], { execArgv: ['--import', 'tsx'] });
+  // BENCH_CPU_PROF=<dir>: each server writes a CPU profile there when the run stops it (as the other benches' services).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(fileURLToPath(import.meta.url), ['--server', kind], { execArgv: ['--import', 'tsx', ...profile] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`the ${kind} process exited (${code}) before listening`)));
