@@ -24,10 +24,15 @@ const LONG_DIGIT_RUN = /\d{16,}/g;
  * quoted when its neighbours are those of a JSON number outside a string (after `:`, `,`, `[` or the start, with an
  * optional sign; before `,`, `]`, `}` or the end; whitespace allowed between).
  *
- * Why a parse that succeeds is exact: a run inside a string that looks like that gets a quote inserted right after a
- * `:`, `,`, `[` or space, never after a backslash, so the inserted quote ends the string and a digit follows it, which
- * no JSON allows: the parse fails and the exact reading is used. Every run the exact reading quotes stands where
- * JSON puts numbers, so it has those neighbours and is quoted here too.
+ * Why a parse that succeeds is exact: every inserted quote follows a `:`, `,`, `[`, JSON whitespace or the start,
+ * never a backslash, so it is never escaped. Inside a string it would end that string with a digit or `-` right after
+ * it, which no JSON allows; so when the result parses, each inserted pair is a string of its own around a signed digit
+ * run, and the rest of the text is read as the original. A text that parses that way is valid JSON apart from those
+ * runs, and in valid JSON every integer the exact walk quotes has a number's neighbours and no fraction or exponent, so
+ * it is quoted here too: the two texts are the same. When the result does not parse (a look-alike in a string, or a
+ * text the walk reads differently, such as a number used as a key), the caller uses the walk. A review fuzzed both
+ * against each other on about six million documents, every string of up to six tokens over an 11-symbol alphabet
+ * among them, and found them equal (issue 27).
  */
 function quoteBigIntegersQuickly(text: string): string {
   LONG_DIGIT_RUN.lastIndex = 0;
