@@ -44,6 +44,12 @@ describe('parseJsonLossless reads exactly as the character-by-character walk', (
       '{"gid":"gid://shopify/Order/5820000000000001000","id":5820000000000001000}',
       '{"12345678901234567890":12345678901234567890,"k":"12345678901234567890"}',
       '{"e":"\\\\:12345678901234567890,"}',
+      // Found by the review's fuzzing as worth keeping: a sign, an escaped quote before a look-alike, and texts the
+      // walk reads although JSON.parse alone would not (a number as a key, leading zeros): still the walk's reading.
+      '[-10452755546027062]',
+      '{"u":"\\u0022:12345678901234567890,"}',
+      '{12345678901234567890:1}',
+      '01234567890123456789',
     ];
     for (const text of cases) expect(parseJsonLossless(text)).toEqual(exact(text));
     expect(parseJsonLossless(cases[0]!)).toEqual({ note: 'a:12345678901234567890,b', id: '12345678901234567890' });
