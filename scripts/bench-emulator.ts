@@ -22,6 +22,7 @@ import { request } from 'undici';
 import { printOrderDocument } from '../bench/print-service-shape.js';
 import { describeSizes, formatKb as kb, summariseSizes } from '../bench/shopify-order-shape.js';
 import { signRequest } from '../src/print-service/signing.js';
+import { cpuProfileArgs } from './bench-support.js';
 
 const { values } = parseArgs({
   options: {
@@ -62,9 +63,7 @@ if (values.server === 'emulator') {
 }
 
 async function startChild(kind: 'emulator' | 'baseline'): Promise<{ child: ChildProcess; baseUrl: string }> {
-  // BENCH_CPU_PROF=<dir>: each server writes a CPU profile there when the run stops it (as the other benches' services).
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(fileURLToPath(import.meta.url), ['--server', kind], { execArgv: ['--import', 'tsx', ...profile] });
+  const child = fork(fileURLToPath(import.meta.url), ['--server', kind], { execArgv: ['--import', 'tsx', ...cpuProfileArgs()] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`the ${kind} process exited (${code}) before listening`)));

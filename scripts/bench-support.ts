@@ -52,10 +52,15 @@ export function benchMapping(options: { validate?: boolean } = {}): string {
   return dir;
 }
 
+/** BENCH_CPU_PROF=<dir>: the flags that make a bench's child process write its CPU profile there when it exits. */
+export function cpuProfileArgs(): string[] {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+}
+
 /** Starts a child that runs `fn` (a module path exporting `start`) and reports `{port}` or `{origin}` back. */
 export async function forkService(kind: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
   const child = fork(join(ROOT, 'scripts/bench-service.ts'), [kind, ...args], {
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: ['--import', 'tsx', ...cpuProfileArgs()],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const info = await new Promise<Record<string, unknown>>((resolvePromise, reject) => {
     child.once('message', (m) => resolvePromise(m as Record<string, unknown>));
@@ -93,7 +98,7 @@ export function appEnv(options: { prefix: string; emulatorUrl: string; standInOr
 
 /** Runs `print-bridge <role>` as a user would, and waits until /healthz answers when it has a web role. */
 export async function startApp(role: 'start' | 'web' | 'worker', env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), BIN, role], {
+  const child = spawn(process.execPath, [...cpuProfileArgs(), BIN, role], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
