@@ -177,11 +177,11 @@ describe('admin access', () => {
 
   it('offers an embedded viewer whose store the app cannot reach yet to connect it, and connects it on the next visit', async () => {
     // Managed install: the visit exchanges its session token for an access token; while Shopify fails to answer, the
-    // page says the store is not connected. The injected 503 goes to the stand-in's next call of any kind: the earlier
-    // tests' Shopify work (the held order's status sync) must be done first, or it takes the 503 and the exchange
-    // succeeds (seen once on a slow machine).
+    // page says the store is not connected. The injected 503 is aimed at this store's calls, and the earlier tests'
+    // Shopify work (the held orders' status syncs) is done first: a trailing call of theirs once took an unaimed 503
+    // and the exchange succeeded (seen once on a slow machine).
     await waitForIdle(h);
-    h.standIn.failNext(1, 503);
+    h.standIn.failNext(1, 503, { shop: OTHER_SHOP });
     const token = sessionToken(SHOPIFY_SECRET, { shop: OTHER_SHOP, apiKey: 'test-key' });
     const page = await (await fetch(`${h.runtime.url}/admin?id_token=${token}`)).text();
     expect(page).toContain(`href="/auth?shop=${OTHER_SHOP}" target="_top"`);

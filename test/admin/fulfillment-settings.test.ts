@@ -76,7 +76,7 @@ describe('the fulfillment mode on the Settings page', () => {
   });
 
   it("says in words when the store's Admin API refuses, and the page stays", async () => {
-    h.standIn.failNext(1, 403);
+    h.standIn.failNext(1, 403, { shop: SHOP });
     const response = await merchantPost({ mode: 'service' });
     expect(response.status).toBe(200);
     const { location } = (await response.json()) as { location: string };

@@ -218,12 +218,13 @@ describe('postbacks end to end: emulator triggers → route → queue → worker
   it('loses nothing when Shopify throttles: the worker waits for the bucket and carries on', async () => {
     // The tests before leave work behind (a status sync, a trailing fulfilment): a call of theirs that arrived before
     // `since` but reached the bucket after throttleNext took one of the 15 THROTTLED answers and was not counted below
-    // (14 of 15 on a slow machine). Nothing of theirs is in flight once the queues are idle.
+    // (14 of 15 on a slow machine). Nothing of theirs is in flight once the queues are idle, and the throttles are
+    // aimed at this harness's store.
     await h.drained();
     // Counted by time, not by difference: the stand-in keeps its last 1,000 calls, so earlier throttled ones may drop out.
     const since = new Date().toISOString();
     const waitsBefore = h.waits.length;
-    h.standIn.throttleNext(15);
+    h.standIn.throttleNext(15, { shop: SHOP });
     const third = await h.createOrder(3);
     // Usually done in well under a second; which calls the 15 THROTTLED answers hit decides how many job retries
     // follow, and one CI run took longer than 20 s: the property under test is that nothing is lost, not the time.

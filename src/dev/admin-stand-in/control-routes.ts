@@ -49,6 +49,7 @@ const failSchema = z.object({
   next: z.number().int().min(1),
   status: z.union([z.number().int().min(400).max(599), z.literal('network')]),
   retryAfterSeconds: z.number().min(0).optional(),
+  shop: z.string().optional(),
 });
 const resetSchema = z.object({ shops: z.boolean().optional() });
 const holdSchema = z.object({
@@ -94,7 +95,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'POST /_stand-in/webhooks {url?, secret?, apiVersion?, paused?}',
           'GET  /_stand-in/shops/:shop/throttle-status',
           'POST /_stand-in/throttle {next?, forced?, shop?, drainTo?}',
-          'POST /_stand-in/fail {next, status: 429|5xx|"network", retryAfterSeconds?}',
+          'POST /_stand-in/fail {next, status: 429|5xx|"network", retryAfterSeconds?, shop?}',
           'GET  /_stand-in/requests',
           'POST /_stand-in/reset {shops?}',
           ...SERVICE_ROUTES,
@@ -157,7 +158,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
       return sendJson(res, 200, { throttleStatus: api.throttleStatus(shop) });
     case 'POST /throttle': {
       const body = parseBody(throttleSchema, await readJson(req));
-      if (body.next !== undefined) faults.throttleNext(body.next);
+      if (body.next !== undefined) faults.throttleNext(body.next, body.shop !== undefined ? { shop: body.shop } : {});
       if (body.forced !== undefined) faults.setForcedThrottle(body.forced);
       if (body.drainTo !== undefined) {
         if (!body.shop) throw new HttpError(400, { error: 'drainTo needs a shop' });
@@ -167,7 +168,10 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
     }
     case 'POST /fail': {
       const body = parseBody(failSchema, await readJson(req));
-      faults.failNext(body.next, body.status, body.retryAfterSeconds !== undefined ? { retryAfterSeconds: body.retryAfterSeconds } : {});
+      faults.failNext(body.next, body.status, {
+        ...(body.retryAfterSeconds !== undefined ? { retryAfterSeconds: body.retryAfterSeconds } : {}),
+        ...(body.shop !== undefined ? { shop: body.shop } : {}),
+      });
       return sendJson(res, 200, { faults: faults.describe() });
     }
     case 'GET /requests':

@@ -116,7 +116,7 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
   }
   // An injected throttle answers THROTTLED whatever the bucket refilled in between (a pause of a few ms on a slow
   // machine refilled enough for a cheap call to pass, and a test counting its 15 THROTTLED answers saw 14).
-  const injected = faults.takeThrottle();
+  const injected = faults.takeThrottle(shop);
   if (injected) bucket.drain(0);
   if (injected || !bucket.tryTake(cost)) {
     entry.throttled = true;
@@ -192,7 +192,7 @@ function admit(
   answer: (status: number, body: unknown, headers?: Record<string, string>) => void,
 ): string | undefined {
   const { faults, store, allowedVersions, log } = endpoint;
-  const failure = faults.takeFailure();
+  const failure = faults.takeFailure(shopOf(req));
   if (failure) {
     if (failure.failure === 'network') {
       entry.status = 0;

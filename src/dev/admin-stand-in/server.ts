@@ -104,7 +104,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     dropNextFulfillmentPings: (n) => pings.dropNext(n),
     fulfillmentPingsSettled: () => pings.settled(),
     removeFulfillmentServices: (shop) => store.services.removeAll(shop),
-    throttleNext: (n) => faults.throttleNext(n),
+    throttleNext: (n, scope) => faults.throttleNext(n, scope),
     setForcedThrottle: (on) => faults.setForcedThrottle(on),
     failNext: (n, failure, failOptions) => faults.failNext(n, failure, failOptions),
     drainBucket: (shop, level = 0) => bucketOf(shop).drain(level),
@@ -156,12 +156,12 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
   /** Code grant, token exchange, migration and refresh (oauth.ts); a token issued becomes the one the shop's Admin API calls must carry. */
   async function handleOAuth(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // An outage (failNext) reaches the token endpoint too.
-    const failure = faults.takeFailure();
+    const shop = shopOf(req);
+    const failure = faults.takeFailure(shop);
     if (failure && failure.failure !== 'network') return sendJson(res, failure.failure, { errors: failureMessage(failure.failure) });
     if (failure) return void req.socket.destroy();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const shop = shopOf(req);
     const answer = oauth.answer(shop, Buffer.concat(chunks).toString('utf8'), req.headers['content-type']);
     if (answer.issued) store.registerShop(answer.issued.shop, answer.issued.accessToken);
     log.record({

@@ -1,5 +1,5 @@
 import type { ThrottleStatus } from './cost.js';
-import type { FaultPlan, InjectedFailure } from './faults.js';
+import type { FaultPlan, FaultScope, InjectedFailure } from './faults.js';
 import type { FulfillmentPing } from './fulfillment-pings.js';
 import type { RequestInput } from './fulfillment-requests.js';
 import type { FulfillmentServiceRecord } from './fulfillment-services.js';
@@ -91,9 +91,11 @@ export interface AdminStandIn {
   fulfillmentPingsSettled(): Promise<void>;
   /** What an uninstall of the app does to its fulfillment services: deletes them (their open fulfillment orders go to the primary location). */
   removeFulfillmentServices(shop: string): void;
-  throttleNext(n: number): void;
+  /** The next `n` GraphQL calls (of `scope.shop` only, when given) answer THROTTLED. */
+  throttleNext(n: number, scope?: FaultScope): void;
   setForcedThrottle(on: boolean): void;
-  failNext(n: number, failure: InjectedFailure, options?: { retryAfterSeconds?: number }): void;
+  /** The next `n` GraphQL and token calls (of `options.shop` only, when given) answer this status or drop. */
+  failNext(n: number, failure: InjectedFailure, options?: { retryAfterSeconds?: number } & FaultScope): void;
   /** Empties a shop's bucket down to `level` points, as a burst of other apps' calls would. */
   drainBucket(shop: string, level?: number): void;
   throttleStatus(shop: string): ThrottleStatus;

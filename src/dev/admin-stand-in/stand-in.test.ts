@@ -231,6 +231,38 @@ describe('Admin GraphQL', () => {
     expect(log.json.requests.map((r: { status: number }) => r.status)).toEqual([502, 502, 200]);
   });
 
+  it("keeps a fault aimed at one shop for that shop's calls, whoever calls first", async () => {
+    const other = { 'x-shopify-access-token': 't-other', 'x-shopify-shop-domain': 'other.myshopify.com' };
+    await control('POST', '/shops', { shop: 'other.myshopify.com', accessToken: 't-other' });
+    const query = '{ orders(first: 1) { nodes { id } } }';
+    // Shop names are matched as Shopify spells them: case and spaces do not matter.
+    await control('POST', '/fail', { next: 1, status: 503, shop: ' Raw-Test.myshopify.com' });
+    await control('POST', '/throttle', { next: 1, shop: SHOP });
+    expect((await gql(query, {}, other)).status).toBe(200);
+    expect((await gql(query, {}, other)).json.errors).toBeUndefined();
+    expect((await control('GET', '')).json.faults).toMatchObject({
+      throttleNext: 1,
+      failNext: [{ failure: 503, remaining: 1, shop: SHOP }],
+    });
+    expect((await gql(query)).status).toBe(503);
+    expect((await gql(query)).json.errors[0].extensions.code).toBe('THROTTLED');
+    // (The throttle emptied this shop's bucket, which refills at its own rate; the other shop's is untouched.)
+    expect((await gql(query, {}, other)).json.errors).toBeUndefined();
+    // An unaimed fault goes to the next call of any shop, as an outage would.
+    standIn.failNext(1, 500);
+    expect((await gql(query, {}, other)).status).toBe(500);
+    expect((await gql(query)).status).toBe(200);
+    // The token endpoint takes a fault aimed at the shop whose token it is asked for, and only that one.
+    standIn.failNext(1, 503, { shop: 'other.myshopify.com' });
+    expect((await gql(query)).status).toBe(200);
+    const exchange = await fetch(`${standIn.origin}/admin/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-shop-domain': 'other.myshopify.com' },
+      body: '{}',
+    });
+    expect(exchange.status).toBe(503);
+  });
+
   it('applies fulfillment order rules: open status and remaining quantities', async () => {
     standIn.seedOrder(SHOP, body());
     const read = await gql(FO_QUERY, { id: ORDER });
