@@ -33,6 +33,16 @@ function applies(plan: { shop?: string }, shop: string | null): boolean {
   return plan.shop === undefined || plan.shop === shop;
 }
 
+/** The first plan, in the order asked, that applies to a call from `shop`, counted taken (dropped once used up). */
+function takeOne<T extends { shop?: string; remaining: number }>(plans: T[], shop: string | null): T | undefined {
+  const at = plans.findIndex((p) => applies(p, shop));
+  if (at < 0) return undefined;
+  const plan = plans[at]!;
+  plan.remaining -= 1;
+  if (plan.remaining <= 0) plans.splice(at, 1);
+  return plan;
+}
+
 export class FaultPlan {
   private throttles: ThrottlePlan[] = [];
   private forced = false;
@@ -69,24 +79,12 @@ export class FaultPlan {
     this.failures.push(plan);
   }
 
-  /** The first failure, in the order asked, that applies to a call from `shop`; counts it taken. */
   takeFailure(shop: string | null): FailurePlan | undefined {
-    const at = this.failures.findIndex((f) => applies(f, shop));
-    if (at < 0) return undefined;
-    const next = this.failures[at]!;
-    next.remaining -= 1;
-    if (next.remaining <= 0) this.failures.splice(at, 1);
-    return next;
+    return takeOne(this.failures, shop);
   }
 
   takeThrottle(shop: string | null): boolean {
-    if (this.forced) return true;
-    const at = this.throttles.findIndex((t) => applies(t, shop));
-    if (at < 0) return false;
-    const next = this.throttles[at]!;
-    next.remaining -= 1;
-    if (next.remaining <= 0) this.throttles.splice(at, 1);
-    return true;
+    return this.forced || takeOne(this.throttles, shop) !== undefined;
   }
 
   clear(): void {
