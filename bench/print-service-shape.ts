@@ -21,7 +21,8 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gidTail, type ShopifyOrderBody, toPrintOrder } from './pipeline-mapping.js';
-import { type Rng, seededRng, shopifyOrder } from './shopify-order-shape.js';
+import { type Rng, seededRng } from './seeded-random.js';
+import { shopifyOrder } from './shopify-order-shape.js';
 
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 const int = (rng: Rng, min: number, max: number): number => min + Math.floor(rng() * (max - min + 1));

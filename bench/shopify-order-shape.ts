@@ -17,20 +17,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-
-export type Rng = () => number;
-
-/** mulberry32: a small, fast, seeded PRNG (0 ≤ r < 1). */
-export function seededRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { describeSizes, summariseSizes } from './body-sizes.js';
+import { hex, int, pick, seededRng, uuid } from './seeded-random.js';
+import { address, type Kind, moneySet, PEOPLE, PRODUCTS, properties, words } from './shopify-order-parts.js';
 
 /** A big id, written into the JSON as a bare integer (see `serialise`). */
 const BIG = '\u0001big:';
@@ -40,142 +29,6 @@ function big(id: bigint): string {
 function serialise(value: unknown): string {
   // \u0001 is written by JSON.stringify as the six characters \u0001.
   return JSON.stringify(value).replace(/"\\u0001big:(\d+)"/g, '$1');
-}
-
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
-const int = (rng: Rng, min: number, max: number): number => min + Math.floor(rng() * (max - min + 1));
-const hex = (rng: Rng, n: number): string => Array.from({ length: n }, () => Math.floor(rng() * 16).toString(16)).join('');
-const uuid = (rng: Rng): string => `${hex(rng, 8)}-${hex(rng, 4)}-4${hex(rng, 3)}-a${hex(rng, 3)}-${hex(rng, 12)}`;
-
-const WORDS =
-  'for our little explorer with all our love happy birthday may your adventures be wild and your dreams bigger than the sky from grandma and grandpa remember the summer at the lake when we counted stars together forever and always'.split(
-    ' ',
-  );
-function words(rng: Rng, n: number): string {
-  return Array.from({ length: n }, () => pick(rng, WORDS)).join(' ');
-}
-
-interface Money {
-  shop_money: { amount: string; currency_code: string };
-  presentment_money: { amount: string; currency_code: string };
-}
-function moneySet(amount: number, currency: string): Money {
-  const a = amount.toFixed(2);
-  return { shop_money: { amount: a, currency_code: currency }, presentment_money: { amount: a, currency_code: currency } };
-}
-
-const PEOPLE = [
-  ['Amelia', 'Hughes'],
-  ['Oliver', 'Bennett'],
-  ['Isla', 'Murray'],
-  ['Noah', 'Fletcher'],
-  ['Freya', 'Dunn'],
-  ['Leo', 'Okafor'],
-  ['Maya', 'Kowalski'],
-  ['Arthur', 'Lindqvist'],
-] as const;
-const PLACES = [
-  { city: 'Leeds', province: 'England', province_code: 'ENG', zip: 'LS1 4AP', country: 'United Kingdom', country_code: 'GB' },
-  { city: 'Bristol', province: 'England', province_code: 'ENG', zip: 'BS1 5TR', country: 'United Kingdom', country_code: 'GB' },
-  { city: 'Edinburgh', province: 'Scotland', province_code: 'SCT', zip: 'EH1 1YZ', country: 'United Kingdom', country_code: 'GB' },
-  { city: 'Dublin', province: 'Dublin', province_code: 'D', zip: 'D02 X285', country: 'Ireland', country_code: 'IE' },
-] as const;
-
-function address(rng: Rng, person: readonly [string, string], extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const place = pick(rng, PLACES);
-  const company = rng() < 0.2 ? `${pick(rng, ['Northern', 'Harbour', 'Kestrel', 'Willow'])} ${pick(rng, ['Studio', 'Books Ltd', 'Design Co'])}` : null;
-  return {
-    ...extra,
-    first_name: person[0],
-    address1: `${int(rng, 1, 240)} ${pick(rng, ['Mill Lane', 'Station Road', 'Park Avenue', 'Queen Street', 'Church Walk'])}`,
-    phone: rng() < 0.7 ? `+44 7${int(rng, 100, 999)} ${int(rng, 100000, 999999)}` : null,
-    city: place.city,
-    zip: place.zip,
-    province: place.province,
-    country: place.country,
-    last_name: person[1],
-    address2: rng() < 0.4 ? `Flat ${int(rng, 1, 40)}` : null,
-    company,
-    latitude: Number((50 + rng() * 6).toFixed(7)),
-    longitude: Number((-4 + rng() * 4).toFixed(7)),
-    name: `${person[0]} ${person[1]}`,
-    country_code: place.country_code,
-    province_code: place.province_code,
-  };
-}
-
-type Kind = 'book' | 'poster' | 'card';
-const PRODUCTS: Record<Kind, { skus: string[]; titles: string[]; variants: string[]; price: [number, number]; grams: [number, number] }> = {
-  book: {
-    skus: ['BOOK-A5-SOFT', 'BOOK-A5-HARD', 'BOOK-A4-HARD', 'BOOK-SQ-BOARD'],
-    titles: ['The Little Explorer', 'Goodnight Moon and Me', 'My Big Birthday Adventure', 'Where the Wild Names Are'],
-    variants: ['A5 / Softcover', 'A5 / Hardcover', 'A4 / Hardcover', 'Square / Board book'],
-    price: [19, 45],
-    grams: [250, 900],
-  },
-  poster: {
-    skus: ['POSTER-A3', 'POSTER-A2', 'POSTER-50X70'],
-    titles: ['Star Map', 'Family Tree Print', 'Name Meaning Poster'],
-    variants: ['A3 / Unframed', 'A2 / Oak frame', '50x70 / Black frame'],
-    price: [24, 89],
-    grams: [150, 2200],
-  },
-  card: {
-    skus: ['CARD-A6-10', 'CARD-SQ-25'],
-    titles: ['Personalised Thank You Cards', 'Birth Announcement Cards'],
-    variants: ['A6 / Pack of 10', 'Square / Pack of 25'],
-    price: [12, 39],
-    grams: [80, 300],
-  },
-};
-
-const ARTWORK_HOST = 'https://render.personaliser.example.com';
-
-/** Storefront-personaliser properties: the artwork URLs the mapping's Liquid reads, and the customer's choices. */
-function properties(rng: Rng, kind: Kind, project: string, heavy: number): { name: string; value: string }[] {
-  const base = `${ARTWORK_HOST}/r/${project.slice(0, 13)}`;
-  const token = `?sig=${hex(rng, 12)}`;
-  const props: { name: string; value: string }[] = [];
-  if (kind === 'book') {
-    props.push(
-      { name: "Child's name", value: pick(rng, PEOPLE)[0] },
-      ...(rng() < 0.25 ? [{ name: 'Dedication', value: words(rng, int(rng, 4, 30)) }] : []),
-      { name: '_cover_pdf', value: `${base}/cover-${hex(rng, 8)}.pdf${token}` },
-      { name: '_text_pdf', value: `${base}/text-${hex(rng, 8)}.pdf${token}` },
-    );
-  } else if (kind === 'poster') {
-    props.push(
-      ...(rng() < 0.5 ? [{ name: 'Caption', value: words(rng, int(rng, 3, 20)) }] : []),
-      { name: '_artwork_url', value: `${base}/poster-${hex(rng, 8)}.pdf${token}` },
-    );
-  } else {
-    props.push(
-      ...(rng() < 0.5 ? [{ name: 'Message', value: words(rng, int(rng, 5, 30)) }] : []),
-      { name: '_artwork_url', value: `${base}/front-${hex(rng, 8)}.pdf${token}` },
-      { name: '_back_url', value: `${base}/back-${hex(rng, 8)}.pdf${token}` },
-    );
-  }
-  if (rng() < 0.1) props.push(
-    { name: '_preview', value: `${base}/preview-${hex(rng, 8)}_800.jpg${token}` },
-    { name: '_project_id', value: project },
-    { name: '_item_id', value: `${Date.UTC(2026, 10, 21)}:${int(rng, 10, 99)}:${int(rng, 1, 9)}` },
-  );
-  // The personaliser's saved design: a few hundred bytes to several KB, the main source of the long tail of sizes.
-  if (heavy > 0) {
-    const layers = Array.from({ length: heavy }, (_, i) => ({
-      id: uuid(rng),
-      type: pick(rng, ['text', 'image', 'shape']),
-      x: int(rng, 0, 2480),
-      y: int(rng, 0, 3508),
-      w: int(rng, 20, 2480),
-      h: int(rng, 20, 3508),
-      font: pick(rng, ['Quicksand', 'Playfair Display', 'Caveat', 'Nunito']),
-      text: i % 2 === 0 ? words(rng, int(rng, 1, 8)) : undefined,
-      src: i % 2 === 1 ? `${ARTWORK_HOST}/assets/${hex(rng, 24)}.png` : undefined,
-    }));
-    props.push({ name: '_design', value: JSON.stringify({ version: 3, template: hex(rng, 10), layers }) });
-  }
-  return props;
 }
 
 export interface GeneratedOrder {
@@ -418,40 +271,6 @@ export function shopifyOrder(options: OrderShapeOptions): GeneratedOrder {
     returns: [],
   };
   return { body: serialise(order), orderId: String(orderId), orderNumber, lineItems: lineCount };
-}
-
-export interface SizeSummary {
-  count: number;
-  minKb: number;
-  p10Kb: number;
-  medianKb: number;
-  p90Kb: number;
-  maxKb: number;
-  lines: string;
-}
-
-/** Sizes of any bodies with their count of lines (orders and their line items, print documents and their items). */
-export function summariseSizes(bodies: readonly Pick<GeneratedOrder, 'body' | 'lineItems'>[]): SizeSummary {
-  const sizes = bodies.map((b) => Buffer.byteLength(b.body)).sort((a, b) => a - b);
-  const at = (q: number) => sizes[Math.min(sizes.length - 1, Math.floor(q * sizes.length))]! / 1024;
-  const lines = new Map<number, number>();
-  for (const b of bodies) lines.set(b.lineItems, (lines.get(b.lineItems) ?? 0) + 1);
-  return {
-    count: sizes.length,
-    minKb: sizes[0]! / 1024,
-    p10Kb: at(0.1),
-    medianKb: at(0.5),
-    p90Kb: at(0.9),
-    maxKb: sizes[sizes.length - 1]! / 1024,
-    lines: [...lines.entries()].sort((a, b) => a[0] - b[0]).map(([n, c]) => `${n}:${c}`).join(' '),
-  };
-}
-
-export const formatKb = (v: number): string => `${v.toFixed(1)} KB`;
-
-export function describeSizes(s: SizeSummary, nouns: { bodies: string; lines: string } = { bodies: 'bodies', lines: 'line items (count:orders)' }): string {
-  const kb = formatKb;
-  return `${s.count} ${nouns.bodies}: min ${kb(s.minKb)}, p10 ${kb(s.p10Kb)}, median ${kb(s.medianKb)}, p90 ${kb(s.p90Kb)}, max ${kb(s.maxKb)}; ${nouns.lines} ${s.lines}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import { request } from 'undici';
 import { printOrderDocument } from '../bench/print-service-shape.js';
-import { describeSizes, formatKb as kb, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, formatKb as kb, summariseSizes } from '../bench/body-sizes.js';
 import { signRequest } from '../src/print-service/signing.js';
 import { cpuProfileArgs } from './bench-support.js';
 

@@ -30,7 +30,8 @@ import { Agent, request } from 'undici';
 import { PrintServiceClient } from '../src/print-service/client.js';
 import { cpuMs, redisCounters, serverCpuMs, startBare, xactCommits } from '../bench/measure.js';
 import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
-import { describeSizes, type GeneratedOrder, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, summariseSizes } from '../bench/body-sizes.js';
+import { type GeneratedOrder, shopifyOrder } from '../bench/shopify-order-shape.js';
 import { signedHeaders } from './bench-webhooks.js';
 import { pct, type PipelineName, printComparison, ratioOf, type RoundResult, secs, summarise } from './flash-sale-report.js';
 import {

@@ -17,7 +17,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { bullPrefix } from '../src/queue/queues.js';
 import { signedHeaders } from './bench-webhooks.js';
-import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, summariseSizes } from '../bench/body-sizes.js';
+import { shopifyOrder } from '../bench/shopify-order-shape.js';
 import { appEnv, benchMapping, cleanupPrefix, forkService, newPrefix, REDIS_URL, registerShop, SHOP, startApp } from './bench-support.js';
 
 const { values } = parseArgs({

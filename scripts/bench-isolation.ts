@@ -37,7 +37,8 @@ import pg from 'pg';
 import { type Dispatcher, Pool } from 'undici';
 import { createQueues } from '../src/queue/queues.js';
 import { PIPELINE_MAPPING_YAML, pipelineMappingDir } from '../bench/pipeline-mapping.js';
-import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, summariseSizes } from '../bench/body-sizes.js';
+import { shopifyOrder } from '../bench/shopify-order-shape.js';
 import { signedHeaders } from './bench-webhooks.js';
 import {
   appEnv,

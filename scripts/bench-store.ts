@@ -34,7 +34,8 @@ import { openDatabase } from '../src/db/database.js';
 import { createQueues } from '../src/queue/queues.js';
 import { freePort } from '../test/helpers/private-redis.js';
 import { pipelineMappingDir } from '../bench/pipeline-mapping.js';
-import { describeSizes, shopifyOrder, summariseSizes } from '../bench/shopify-order-shape.js';
+import { describeSizes, summariseSizes } from '../bench/body-sizes.js';
+import { shopifyOrder } from '../bench/shopify-order-shape.js';
 import { appEnv, BIN, DATABASE_URL, forkService, newPrefix, registerShop, schemaOf, SHOP, startApp } from './bench-support.js';
 import { signedHeaders } from './bench-webhooks.js';
 

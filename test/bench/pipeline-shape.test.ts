@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadMappingText, mapOrder, parseShopifyOrderJson } from '../../src/mapping/index.js';
 import { parseOrder } from '../../src/print-service/schema.js';
 import { PIPELINE_MAPPING_YAML, type ShopifyOrderBody, toPrintOrder } from '../../bench/pipeline-mapping.js';
-import { shopifyOrder, summariseSizes } from '../../bench/shopify-order-shape.js';
+import { summariseSizes } from '../../bench/body-sizes.js';
+import { shopifyOrder } from '../../bench/shopify-order-shape.js';
 
 const SHOP = 'bench-shop.myshopify.com';
 
