@@ -6,7 +6,7 @@ import { JOB_INLINE_WAIT_MS, orderReadBatches, ShopifyAdminApi, ShopifyPacer, St
 import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { routeAdminApi } from '../shopify/admin/routing.js';
-import { ShopNotInstalledError, type ShopSessions } from '../shopify/sessions.js';
+import { ShopNotInstalledError, type ShopSessions, ShopTokenRefreshError } from '../shopify/sessions.js';
 
 /** Stores whose Admin API client this process keeps ready (a Map kept in order of use: the least recently used goes first). */
 const TRANSPORTS_KEPT = 1_000;
@@ -114,6 +114,20 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
   return {
     async orderInShop(shop, orderId) {
       return (await clients.forShop(shop)).orderInShop(orderId);
+    },
+    async orderCancelled(shop, orderId) {
+      return (await clients.forShop(shop)).orderCancelled(orderId);
+    },
+    async hasAccess(shop) {
+      try {
+        await (await clients.forShop(shop)).checkAccess();
+        return true;
+      } catch (error) {
+        if (error instanceof ShopNotInstalledError || error instanceof ShopTokenRefreshError) return false;
+        // 403 is a token Shopify knows that lacks a scope: the app is installed.
+        if (error instanceof ShopifyUnauthorizedError) return error.status === 403;
+        throw error;
+      }
     },
     async orderShows(shop, orderId) {
       return (await clients.forShop(shop)).orderShows(orderId);

@@ -20,7 +20,7 @@ import {
   rejectFulfillmentRequest,
 } from './admin/fulfillment-service.js';
 import { createFulfillment, getFulfillmentOrderOrder, getOrderForFulfillment, updateFulfillmentTracking } from './admin/fulfillments.js';
-import { checkAccess, getOrderAsWebhookBody, latestOrders, listRecentOrders, orderInShop, type RecentOrder } from './admin/order-reads.js';
+import { checkAccess, getOrderAsWebhookBody, latestOrders, listRecentOrders, orderCancelled, orderInShop, type RecentOrder } from './admin/order-reads.js';
 import { appendOrderNote, orderShows, showStatus } from './admin/order-status.js';
 import { AdminRequests } from './admin/request.js';
 
@@ -63,6 +63,11 @@ export class ShopifyAdminApi extends AdminRequests {
   /** Whether this shop has the order (null when it has not), before it is printed, cancelled or amended. */
   orderInShop(orderGid: string): Promise<{ createdAt: string } | null> {
     return this.orderReads ? this.orderReads.inShop.get(this, orderGid) : orderInShop(this, orderGid);
+  }
+
+  /** Whether Shopify shows the order cancelled; null when the shop has no such order. */
+  orderCancelled(orderGid: string): Promise<boolean | null> {
+    return orderCancelled(this, orderGid);
   }
 
   /** What the order shows of its print status (tags and metafield); null when the shop has no such order. */

@@ -7,7 +7,10 @@
  * - the shop is a valid `*.myshopify.com` domain, written as Shopify writes it (lower case, no port, no dot at the end);
  * - an order topic carries an order (an `id`, its `line_items`, and no shop or customer-request fields);
  * - `app/uninstalled` carries the shop itself (`myshopify_domain`, else `domain`), and it is the header's shop;
- * - `shop/redact` and `customers/*` carry `shop_domain`, and it is the header's shop;
+ * - `shop/redact` and `customers/*` carry `shop_domain`, and it is the header's shop, and each carries its own topic's
+ *   body and no other's: a `customers/data_request` body re-sent as `shop/redact` deleted a live store's orders and
+ *   print set-up. `shop/redact` names the shop and nothing of the customer topics (no `customer`, no order list);
+ *   `customers/redact` carries `orders_to_redact`, `customers/data_request` `orders_requested`, and neither the other's;
  * - the fulfillment-order topics carry a `fulfillment_order` with a FulfillmentOrder gid (they name no shop; the
  *   worker only ever looks the fulfillment order up in the header's store, where another store's id finds nothing).
  */
@@ -22,6 +25,17 @@ export function isShopDomain(value: string): boolean {
 
 const ORDER_TOPICS = new Set(['orders/create', 'orders/paid', 'orders/updated', 'orders/cancelled']);
 const SHOP_NAMING_TOPICS = new Set(['shop/redact', 'customers/redact', 'customers/data_request']);
+
+/**
+ * What each compliance topic's body holds besides `shop_id` and `shop_domain` (Shopify's privacy-webhook payloads):
+ * the order lists it must carry, and the keys that belong to another topic's body and so must be absent. The shop
+ * object of `app/uninstalled` (`myshopify_domain`) and an order (`line_items`) are refused under all three.
+ */
+const COMPLIANCE_BODIES: Record<string, { lists: string[]; foreign: string[] }> = {
+  'shop/redact': { lists: [], foreign: ['customer', 'orders_to_redact', 'orders_requested', 'data_request', 'myshopify_domain', 'line_items'] },
+  'customers/redact': { lists: ['orders_to_redact'], foreign: ['orders_requested', 'data_request', 'myshopify_domain', 'line_items'] },
+  'customers/data_request': { lists: ['orders_requested'], foreign: ['orders_to_redact', 'myshopify_domain', 'line_items'] },
+};
 
 /** Whether the (verified) body agrees with the unsigned topic and shop headers. `body` is the parsed JSON. */
 export function checkWebhookAgreement(topic: string, shop: string, body: unknown): WebhookAgreement {
@@ -55,11 +69,18 @@ export function checkWebhookAgreement(topic: string, shop: string, body: unknown
       : refuse('an app/scopes_update webhook needs the current scopes (current: [...])');
   }
   if (topic === 'app/uninstalled') {
+    if ('shop_domain' in record || 'line_items' in record) return refuse('an app/uninstalled webhook needs the shop (a shop body), not a customer-request or order body');
     const named = typeof record.myshopify_domain === 'string' ? record.myshopify_domain : record.domain;
     return named === shop ? { ok: true } : refuse(`the app/uninstalled body names ${describe(named)}, not the header's shop`);
   }
   if (SHOP_NAMING_TOPICS.has(topic)) {
-    return record.shop_domain === shop ? { ok: true } : refuse(`the ${topic} body names ${describe(record.shop_domain)}, not the header's shop`);
+    if (record.shop_domain !== shop) return refuse(`the ${topic} body names ${describe(record.shop_domain)}, not the header's shop`);
+    const { lists, foreign } = COMPLIANCE_BODIES[topic]!;
+    const other = foreign.find((key) => key in record);
+    if (other !== undefined) return refuse(`a ${topic} webhook needs its own body, and this one carries ${other} (another topic's)`);
+    const missing = lists.find((key) => !Array.isArray(record[key]));
+    if (missing !== undefined) return refuse(`a ${topic} webhook needs ${missing} (a list)`);
+    return { ok: true };
   }
   if (topic.startsWith('fulfillment_orders/')) {
     const fo = record.fulfillment_order as { id?: unknown } | undefined;

@@ -201,13 +201,16 @@ describe('fulfillment-service mode (issue 25)', () => {
 
   it('forgets the service on uninstall; a re-install registers a new one', async () => {
     const raw = JSON.stringify({ id: 1, domain: SHOP });
+    // Shopify revokes the app's token and deletes its fulfillment service, then sends the webhook.
+    h.standIn.uninstallApp(SHOP);
     const res = await fetch(`${h.runtime.url}/webhooks`, { method: 'POST', body: raw, headers: signedWebhookHeaders(SHOPIFY_SECRET, raw, { topic: 'app/uninstalled', shop: SHOP, webhookId: 'uninstall-fs' }) });
     expect(res.status).toBe(200);
     // The uninstall forgets the service and deletes the store's sessions at once: the whole job is waited for, or the
     // session added below could be stored before the job's deletion runs (and be deleted by it).
     await waitFor(async () => (await h.runtime.queues.webhooks.getJob(jobId('wh', 'uninstall-fs')))?.finishedOn, { what: 'the uninstall job done' });
     expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('merchant');
-    h.standIn.removeFulfillmentServices(SHOP);
+    expect(h.standIn.listFulfillmentServices(SHOP)).toEqual([]);
+    h.standIn.registerShop(SHOP, SHOP_TOKEN);
     await h.runtime.sessions.addCustomAppToken(SHOP, SHOP_TOKEN, h.config.SHOPIFY_SCOPES);
     const again = await chooseFulfillmentMode(modeDeps, SHOP, 'service');
     expect(again.service?.id).not.toBe(serviceId);

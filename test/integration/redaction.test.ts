@@ -75,6 +75,8 @@ describe('personal data in queues and after redaction', () => {
     await h.sendWebhook('orders/paid', body);
     await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order submitted' });
     await h.runtime.store.webhookBodies().keep(SHOP, 'pending-2', JSON.stringify(body));
+    // Shopify sends it 48 hours after the uninstall, which revoked the app's token.
+    h.standIn.uninstallApp(SHOP);
     expect((await send('shop/redact', JSON.stringify({ shop_id: 1, shop_domain: SHOP }))).status).toBe(200);
     await waitFor(async () => (await h.runtime.store.orderIdsOfShop(SHOP)).length === 0, { what: 'every order of the store deleted' });
     await waitFor(async () => (await h.runtime.store.webhookBodies().get(SHOP, 'pending-2')) === undefined, { what: 'kept bodies deleted' });

@@ -124,6 +124,8 @@ describe('orders of a store that is not connected', () => {
 
   it('holds back the orders of an uninstalled store until it is installed again', async () => {
     const uninstall = { id: 1, name: 'Acme', domain: SHOP, myshopify_domain: SHOP };
+    // Shopify revokes the app's token, then sends the webhook.
+    h.standIn.uninstallApp(SHOP);
     expect((await h.sendWebhook('app/uninstalled', uninstall, 'uninstall-waiting')).status).toBe(200);
     // The uninstall drops the store's pending jobs while it deletes the session: the whole job is waited for, or the
     // order's webhook job below could be queued before the drop reaches the webhooks queue (and be dropped).
@@ -137,7 +139,8 @@ describe('orders of a store that is not connected', () => {
     await settle(h);
     expect(emulatorOrders(h.emulator, sourceId(SHOP, body))).toHaveLength(0);
 
-    // Installed again through OAuth: the callback stores the offline session as below.
+    // Installed again through OAuth: Shopify issues a token, and the callback stores the offline session as below.
+    h.standIn.registerShop(SHOP, 'shpat_test_token');
     await h.runtime.sessions.storeSession(
       new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'oauth-state', isOnline: false, accessToken: 'shpat_test_token', scope: h.config.SHOPIFY_SCOPES.join(',') }),
     );

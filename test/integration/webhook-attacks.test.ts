@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWebhookAgreement } from '../../src/shopify/webhook-agreement.js';
-import { orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor, waitForIdle, type Harness } from '../helpers/harness.js';
+import { emulatorOrders, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor, waitForIdle, type Harness } from '../helpers/harness.js';
 import { signedWebhookHeaders } from '../helpers/shopify-webhooks.js';
 
 /**
@@ -13,6 +13,7 @@ const VICTIM = 'victim-store.myshopify.com';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
+  h.standIn.registerShop(VICTIM, 'shpat_victim_token');
   await h.runtime.sessions.addCustomAppToken(VICTIM, 'shpat_victim_token', ['read_orders']);
 });
 afterAll(async () => {
@@ -62,8 +63,61 @@ describe('webhook headers must agree with the signed body', () => {
 
   it('still accepts the genuine compliance and uninstall webhooks of a store', async () => {
     expect((await send('customers/data_request', VICTIM, JSON.stringify({ shop_id: 2, shop_domain: VICTIM, orders_requested: [], data_request: { id: 9 } }))).status).toBe(200);
+    h.standIn.uninstallApp(VICTIM);
     expect((await send('app/uninstalled', VICTIM, JSON.stringify({ id: 2, name: 'Victim', domain: 'victim.example', myshopify_domain: VICTIM }))).status).toBe(200);
     await waitFor(async () => (await h.runtime.sessions.accessToken(VICTIM)) === undefined, { what: 'the genuine uninstall to remove the token' });
+  });
+});
+
+describe("a store's own genuine bodies re-sent under another topic, or again later (security review)", () => {
+  it('an open order re-sent as orders/cancelled cancels nothing until Shopify shows the order cancelled', async () => {
+    const body = orderBody([{ sku: 'PRINT-A5' }]);
+    h.standIn.seedOrder(SHOP, body);
+    const raw = JSON.stringify(body);
+    expect((await send('orders/paid', SHOP, raw)).status).toBe(200);
+    const submitted = await waitFor(async () => {
+      const link = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return link?.status === 'submitted' ? link : undefined;
+    }, { what: 'the order at the printer' });
+    // The same signed bytes (cancelled_at null), under the cancellation topic with a new webhook id.
+    expect((await send('orders/cancelled', SHOP, raw)).status).toBe(200);
+    await waitForIdle(h, { what: 'the replayed cancellation handled' });
+    expect((await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status).toBe('submitted');
+    expect(emulatorOrders(h.emulator, submitted.sourceOrderId!).map((o) => o.record.status)).not.toContain('cancelled');
+    const history = (await h.runtime.store.history(SHOP, body.admin_graphql_api_id)).map((e) => e.event);
+    expect(history).toContain('cancellation not confirmed by Shopify');
+
+    // Once the merchant cancels it in Shopify, the same delivery cancels the print order.
+    expect(h.standIn.cancelOrder(SHOP, body.admin_graphql_api_id).ok).toBe(true);
+    expect((await send('orders/cancelled', SHOP, raw)).status).toBe(200);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'cancelled', { what: 'the confirmed cancellation' });
+    expect(emulatorOrders(h.emulator, submitted.sourceOrderId!).map((o) => o.record.status)).toEqual(['cancelled']);
+  });
+
+  it("refuses a customer request's body, or the uninstall body, re-sent as shop/redact (401), and deletes nothing", async () => {
+    const before = (await h.runtime.store.orderIdsOfShop(SHOP)).length;
+    expect(before).toBeGreaterThan(0);
+    const customer = { id: 7, email: 'buyer@example.com', phone: null };
+    const dataRequest = JSON.stringify({ shop_id: 1, shop_domain: SHOP, orders_requested: [1], customer, data_request: { id: 9999 } });
+    const customerRedact = JSON.stringify({ shop_id: 1, shop_domain: SHOP, customer, orders_to_redact: [1] });
+    expect((await send('customers/data_request', SHOP, dataRequest)).status).toBe(200);
+    expect((await send('shop/redact', SHOP, dataRequest)).status).toBe(401);
+    expect((await send('shop/redact', SHOP, customerRedact)).status).toBe(401);
+    expect((await send('customers/data_request', SHOP, customerRedact)).status).toBe(401);
+    expect((await send('customers/redact', SHOP, dataRequest)).status).toBe(401);
+    expect((await send('shop/redact', SHOP, JSON.stringify({ id: 1, name: 'A', domain: SHOP, myshopify_domain: SHOP, shop_domain: SHOP }))).status).toBe(401);
+    await waitForIdle(h, { what: 'every queued job done' });
+    expect((await h.runtime.store.orderIdsOfShop(SHOP)).length).toBe(before);
+  });
+
+  it('an uninstall or shop/redact delivered while the app is installed (an old one re-sent after a re-install) removes nothing', async () => {
+    const before = (await h.runtime.store.orderIdsOfShop(SHOP)).length;
+    const uninstall = JSON.stringify({ id: 1, name: 'Acme', domain: SHOP, myshopify_domain: SHOP });
+    expect((await send('app/uninstalled', SHOP, uninstall)).status).toBe(200);
+    expect((await send('shop/redact', SHOP, JSON.stringify({ shop_id: 1, shop_domain: SHOP }))).status).toBe(200);
+    await waitForIdle(h, { what: 'both handled' });
+    expect(await h.runtime.sessions.accessToken(SHOP)).toBe(h.standIn.accessTokenOf(SHOP));
+    expect((await h.runtime.store.orderIdsOfShop(SHOP)).length).toBe(before);
   });
 });
 
@@ -134,6 +188,24 @@ describe('checkWebhookAgreement', () => {
     expect(checkWebhookAgreement('app/uninstalled', SHOP, { id: 1, domain: 'shop.example', myshopify_domain: SHOP }).ok).toBe(true);
     expect(checkWebhookAgreement('app/uninstalled', SHOP, { id: 1, domain: SHOP, myshopify_domain: 'other.myshopify.com' }).ok).toBe(false);
     expect(checkWebhookAgreement('customers/redact', SHOP, { shop_domain: SHOP, orders_to_redact: [] }).ok).toBe(true);
+    // Each compliance topic has its own body: none passes for another (the wipe of a live store, security review).
+    const shopRedact = { shop_id: 1, shop_domain: SHOP };
+    const customerRedact = { ...shopRedact, customer: { id: 1 }, orders_to_redact: [] };
+    const dataRequest = { ...shopRedact, customer: { id: 1 }, orders_requested: [], data_request: { id: 2 } };
+    expect(checkWebhookAgreement('shop/redact', SHOP, shopRedact).ok).toBe(true);
+    expect(checkWebhookAgreement('customers/data_request', SHOP, dataRequest).ok).toBe(true);
+    for (const [topic, body] of [
+      ['shop/redact', customerRedact],
+      ['shop/redact', dataRequest],
+      ['shop/redact', { ...shopRedact, myshopify_domain: SHOP }],
+      ['customers/redact', shopRedact],
+      ['customers/redact', dataRequest],
+      ['customers/data_request', shopRedact],
+      ['customers/data_request', customerRedact],
+      ['app/uninstalled', { ...shopRedact, myshopify_domain: SHOP }],
+    ] as const) {
+      expect(checkWebhookAgreement(topic, SHOP, body).ok, `${topic} ${JSON.stringify(body)}`).toBe(false);
+    }
     expect(checkWebhookAgreement('fulfillment_orders/hold_released', SHOP, { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open' } }).ok).toBe(true);
     expect(checkWebhookAgreement('fulfillment_orders/hold_released', SHOP, order).ok).toBe(false);
   });

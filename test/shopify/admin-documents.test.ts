@@ -25,6 +25,7 @@ const OPERATIONS = [
   'createFulfillment',
   'updateFulfillmentTracking',
   'orderInShop',
+  'orderCancelled',
   'ordersInShop',
   'orderShows',
   'ordersShow',
@@ -102,6 +103,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
 
     await run('checkAccess', () => api.checkAccess());
     await run('orderInShop', () => api.orderInShop(ORDER_GID));
+    await run('orderCancelled', async () => expect(await api.orderCancelled(ORDER_GID)).toBe(false));
     // The process's order checks asked together (issue 27): one nodes(ids:) request for the orders checked in one turn.
     const together = new ShopifyAdminApi(createShopifyApiTransport({ shopify, session, adminApiOrigin: standIn.origin }), {
       pacer: new ShopifyPacer({ unavailableBaseDelayMs: 10 }),
@@ -201,6 +203,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeFulfillmentServices",
         "PrintBridgeFulfillmentTrackingInfoUpdate",
         "PrintBridgeLatestOrders",
+        "PrintBridgeOrderCancelled",
         "PrintBridgeOrderForFulfillment",
         "PrintBridgeOrderInShop",
         "PrintBridgeOrderNote",

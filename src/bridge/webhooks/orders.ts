@@ -42,6 +42,7 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   if (before?.notInShopAt) await deps.store.deleteOrderBody(shop, orderId);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
+  if (cancelled && !order.cancelled_at && (await deps.shopify.orderCancelled(shop, orderId)) === false) return cancellationNotShown(deps, shop, order, job);
   if (cancelled) return requestCancellation(deps, shop, order, job.topic, before);
 
   const settings = deps.mapping.settingsFor(shop);
@@ -153,6 +154,19 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
 export function describeHoldWindow(holdMinutes: number): string {
   if (Number.isInteger(holdMinutes)) return `${holdMinutes}-minute`;
   return `${Math.round(holdMinutes * 60 * 10) / 10}-second`;
+}
+
+/**
+ * An `orders/cancelled` delivery whose body is an order that is not cancelled (`cancelled_at` empty), and Shopify does
+ * not show the order cancelled either: the topic header is not signed, and an open order's signed body re-sent under
+ * this topic would otherwise cancel its print order. Recorded on the order; nothing changes at the printer.
+ */
+async function cancellationNotShown(deps: BridgeDeps, shop: string, order: OrderWebhook, job: WebhookJob): Promise<WebhookOutcome> {
+  const orderId = order.admin_graphql_api_id;
+  const reason = `orders/cancelled for order ${order.name ?? orderId}, but neither its body nor Shopify shows it cancelled: nothing was cancelled at the printer`;
+  await deps.store.note(shop, orderId, { event: 'cancellation not confirmed by Shopify', source: 'shopify', detail: `${reason} (webhook ${job.webhookId})` });
+  deps.logger.warn({ shop, orderId }, 'orders/cancelled for an order Shopify does not show cancelled; ignored');
+  return { kind: 'rejected', reason };
 }
 
 async function requestCancellation(deps: BridgeDeps, shop: string, order: OrderWebhook, topic: string, before: OrderLink | null): Promise<WebhookOutcome> {

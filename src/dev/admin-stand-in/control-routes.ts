@@ -83,6 +83,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
         bucket: { maximumAvailable: bucket.maximumAvailable, restoreRate: bucket.restoreRate },
         routes: [
           'POST /_stand-in/shops {shop, accessToken}',
+          'POST /_stand-in/shops/:shop/uninstall   (the app is uninstalled: its tokens answer 401, its fulfillment services go)',
           'GET  /_stand-in/shops/:shop/orders',
           'POST /_stand-in/shops/:shop/orders   (webhook body; ?replace=true)',
           'GET  /_stand-in/shops/:shop/orders/:id',
@@ -108,6 +109,9 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
       store.registerShop(body.shop, body.accessToken);
       return sendJson(res, 201, { shop: normalizeShop(body.shop) });
     }
+    case 'POST /shops/:/uninstall':
+      api.uninstallApp(shop);
+      return sendJson(res, 200, { uninstalled: normalizeShop(shop) });
     case 'GET /shops/:/orders':
       return sendJson(res, 200, { orders: api.listOrders(shop) });
     case 'POST /shops/:/orders': {

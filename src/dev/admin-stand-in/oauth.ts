@@ -185,6 +185,11 @@ export class StandInOAuth {
     return { ...this.issue(shop, isExpiring(request.expiring)), kind: 'oauth token-exchange' };
   }
 
+  /** The app was uninstalled from the shop: its refresh tokens stop working with its access token. */
+  revokeShop(shop: string): void {
+    for (const [token, owner] of this.refreshTokens) if (owner.shop === shop) this.refreshTokens.delete(token);
+  }
+
   private refresh(shop: string, refreshToken: string | undefined): OAuthAnswer {
     const known = refreshToken ? this.refreshTokens.get(refreshToken) : undefined;
     if (!known || known.shop !== shop || known.expiresAt <= this.clock()) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LeakyBucket } from './cost.js';
@@ -63,6 +64,12 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     registerShop: (shop, token) => store.registerShop(shop, token),
     configureApp: (app) => oauth.configure(app),
     accessTokenOf: (shop) => store.accessTokenFor(shop),
+    uninstallApp: (shop) => {
+      // The shop stays known (401, not 404): only the app's tokens stop working.
+      store.registerShop(shop, `revoked-${randomUUID()}`);
+      oauth.revokeShop(normalizeShop(shop));
+      store.services.removeAll(shop);
+    },
     tokenExchanges: () => oauth.exchanged(),
     tokenMigrations: () => oauth.migratedTokens(),
     isExpiringToken: (token) => oauth.isExpiring(token),

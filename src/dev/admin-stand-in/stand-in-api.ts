@@ -40,6 +40,12 @@ export interface AdminStandIn {
   configureApp(app: StandInApp): void;
   /** The access token the stand-in accepts for a shop now (after an exchange or refresh, the newest). */
   accessTokenOf(shop: string): string | undefined;
+  /**
+   * What uninstalling the app does in Shopify, before the app/uninstalled webhook is sent: the app's access and
+   * refresh tokens stop working (calls answer 401, as Shopify's do) and its fulfillment services are deleted. A
+   * re-install issues a new token (token exchange or `registerShop`).
+   */
+  uninstallApp(shop: string): void;
   /** Token exchanges (of session tokens) answered with a token so far. */
   tokenExchanges(): number;
   /** Non-expiring offline tokens exchanged for expiring ones so far (Shopify's migration grant). */

@@ -31,6 +31,15 @@ const ORDER_IN_SHOP = /* GraphQL */ `
 `;
 
 // Whether the shop has each of these orders, for the orders asked about together (OrderReadBatches): an object a point.
+const ORDER_CANCELLED = /* GraphQL */ `
+  query PrintBridgeOrderCancelled($id: ID!) {
+    order(id: $id) {
+      id
+      cancelledAt
+    }
+  }
+`;
+
 const ORDERS_IN_SHOP = /* GraphQL */ `
   query PrintBridgeOrdersInShop($ids: [ID!]!) {
     nodes(ids: $ids) {
@@ -68,6 +77,17 @@ const orderInShopSchema = z.object({ order: z.object({ id: z.string(), createdAt
 export async function orderInShop(api: AdminRequests, orderGid: string): Promise<{ createdAt: string } | null> {
   const data = await api.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, orderInShopSchema, true);
   return data.order && data.order.id === orderGid ? { createdAt: data.order.createdAt } : null;
+}
+
+const orderCancelledSchema = z.object({ order: z.object({ id: z.string(), cancelledAt: z.string().nullable() }).nullable() });
+
+/**
+ * Whether Shopify shows the order cancelled (null when the shop has no such order): an `orders/cancelled` delivery
+ * whose body is not a cancelled order is checked here before the print order is cancelled. One point.
+ */
+export async function orderCancelled(api: AdminRequests, orderGid: string): Promise<boolean | null> {
+  const data = await api.call('orderCancelled', ORDER_CANCELLED, { id: orderGid }, orderCancelledSchema, true);
+  return data.order && data.order.id === orderGid ? data.order.cancelledAt !== null : null;
 }
 
 // A node of another type, or an id the shop does not have, answers null (or an object without the Order's fields).
