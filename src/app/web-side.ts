@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -189,9 +190,18 @@ function mountRoutes(express: Express, built: AppDependencies, options: RuntimeO
 }
 
 /** Readiness detail for the mappings: how many files serve, and the first problems as `FILE:LINE:COL message`. */
+/**
+ * The mapping check's line in `/readyz`, which anyone can read: the first problems as `FILE:LINE:COL message` with the
+ * file's own name (not the server's path) and no store named (a conflict names the stores two files claim). The whole
+ * text is `print-bridge mappings check`'s.
+ */
 function describeMappings(registry: MappingRegistry): string {
   const problems = registry.problems();
-  const shown = problems.slice(0, 3).map(formatFileProblem);
+  const shown = problems.slice(0, 3).map((p) =>
+    formatFileProblem({ ...p, file: basename(p.file) })
+      .replace(/(?:\/[^\s/:;]+)+\/([^\s/:;]+)/g, '$1')
+      .replace(/[a-z0-9][a-z0-9-]*\.myshopify\.com/gi, 'a store'),
+  );
   const more = problems.length > shown.length ? ` (+${problems.length - shown.length} more)` : '';
   return `${registry.mappings().length} file(s) in use, ${problems.length} problem(s)${shown.length ? `: ${shown.join('; ')}${more}` : ''}`;
 }

@@ -107,4 +107,17 @@ describe('mapping attacks against the running app', () => {
     expect(sent).toHaveLength(1);
     expect(JSON.stringify(sent[0])).toContain('https://cdn.public-artwork.com/a5.pdf');
   });
+  it("names no store and no server path in /readyz, which anyone can read", async () => {
+    // Two files claiming one store: the problem names the store and the other file (security review).
+    const claims = testMapping().replace('shops: ["*"]', 'shops: ["big-client-of-operator.myshopify.com"]');
+    writeFileSync(join(h.mappingsDir, 'client-a.yaml'), claims);
+    writeFileSync(join(h.mappingsDir, 'client-a-copy.yaml'), claims);
+    const ready = await waitFor(async () => {
+      const text = await (await fetch(`${h.runtime.url}/readyz`)).text();
+      return text.includes('also claimed') && text;
+    }, { what: 'readiness to report the conflict', timeoutMs: 10_000 });
+    expect(ready).toMatch(/client-a(-copy)?\.yaml:\d+:\d+/);
+    expect(ready).not.toContain('big-client-of-operator');
+    expect(ready).not.toContain(h.mappingsDir);
+  });
 });
