@@ -29,19 +29,19 @@ import { registerFulfillmentCommand } from './fulfillment-cli.js';
 export function registerShopSetupCommands(program: Command, shops: Command): void {
   shops
     .command('list')
-    .description("every store: installed or not, print account (the operator's or its own), mode, postback URL")
+    .description("every store: installed or not, print account (the operator's or its own), mode, fulfillment mode, postback URL")
     .action(async () => {
       await withSetup(async ({ settings, config, database }) => {
         const shopify = config.SHOPIFY_API_SECRET ? shopifyApiFromConfig(config) : undefined;
         const sessions = shopify && config.ENCRYPTION_KEY?.length ? new ShopSessions(shopify, database, config.ENCRYPTION_KEY) : undefined;
         const known = new Set([...(await settings.list()).map((s) => s.shop), ...(await knownShops(database))]);
-        const rows = [['STORE', 'INSTALLED', 'PRINT ACCOUNT', 'MODE', 'MAPPING', 'POSTBACK URL']];
+        const rows = [['STORE', 'INSTALLED', 'PRINT ACCOUNT', 'MODE', 'FULFILLMENT', 'MAPPING', 'POSTBACK URL']];
         for (const shop of [...known].sort()) {
           const setup = await settings.get(shop);
           const installed = sessions ? ((await sessions.accessToken(shop).catch(() => undefined)) ? 'yes' : 'no') : '?';
           const account = setup.printAccount ? `own: ${setup.printAccount.sourceAccount} at ${setup.printAccount.baseUrl}` : 'operator (PRINT_API_*)';
           const postback = setup.printAccount || (await settings.hasPostbackToken(shop)) ? (await postbackSetup({ settings, appUrl: config.APP_URL }, shop)).url : 'operator-wide (POSTBACK_TOKEN)';
-          rows.push([shop, installed, account, setup.mode, setup.mappingVersion ? `own v${setup.mappingVersion}` : 'files', postback]);
+          rows.push([shop, installed, account, setup.mode, setup.fulfillment, setup.mappingVersion ? `own v${setup.mappingVersion}` : 'files', postback]);
         }
         process.stdout.write(table(rows));
       });

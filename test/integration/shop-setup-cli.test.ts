@@ -83,7 +83,8 @@ describe('print-bridge shops print-account, postback-url, mode and list', () => 
     const list = await runCliInProcess(['shops', 'list'], env());
     expect(list.code).toBe(0);
     const line = list.stdout.split('\n').find((l) => l.startsWith(SHOP))!;
-    expect(line).toMatch(/own: cli-brand at http:\/\/127\.0\.0\.1:\d+\s+live\s+files\s+https:\/\/print-bridge\.example\.com\/postbacks\/pb_/);
+    expect(line).toMatch(/own: cli-brand at http:\/\/127\.0\.0\.1:\d+\s+live\s+merchant\s+files\s+https:\/\/print-bridge\.example\.com\/postbacks\/pb_/);
+    expect(list.stdout.split('\n')[0]).toMatch(/\bMODE\s+FULFILLMENT\s+MAPPING\b/);
   }, 60_000);
 
   it('prints the postback URL and triggers, the same each time, and a new one on --rotate with the old one kept for 24 h', async () => {
