@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Liquid, Tag, type Template, type TagToken, type TopLevelToken } from 'liquidjs';
+import { type Context, evalToken, Filter, Liquid, Tag, type Template, type TagToken, type TopLevelToken } from 'liquidjs';
 
 /**
  * Liquid templates in mapping files. One engine for the whole process: strict variables (a template that refers to
@@ -56,6 +56,34 @@ export const liquid = new Liquid({
 registerShopifyFilters(liquid);
 refuseFileTags(liquid);
 countBudgetInFilters(liquid);
+lenientDefaultArguments();
+
+/**
+ * `{{ a | default: b }}` where `b` is missing: in Shopify's Liquid a missing variable is nil, so the fallback is simply
+ * absent and `a` prints when it has a value. With strict variables (a missing field is a mapping problem) liquidjs
+ * refused the whole template instead, holding an order whose `a` was there (a line item with "Custom Engraving" held
+ * for lacking "Custom Engraving Front", found with Shopify's docs order). The arguments of `default` are read
+ * leniently, as its input already is (`lenientIf`); a template whose every value is missing still renders nothing,
+ * which the field's own checks report. liquidjs builds a `Filter` for each filter it runs, so its `render` is the hook.
+ */
+function lenientDefaultArguments(): void {
+  type FilterRender = (this: Filter, value: unknown, context: Context) => IterableIterator<unknown>;
+  // The fields liquidjs keeps private on Filter, as its own render reads them.
+  type FilterInside = { name: string; args: Filter['args']; handler: (...args: unknown[]) => unknown; token: unknown; liquid: Liquid };
+  const strict: FilterRender = Filter.prototype.render;
+  const lenient: FilterRender = function* (this: Filter, value, context) {
+    if (this.name !== 'default') return yield* strict.call(this, value, context);
+    const self = this as unknown as FilterInside;
+    const argv: unknown[] = [];
+    for (const arg of self.args) {
+      // A keyword argument (`allow_false: true`) is a [name, value] pair.
+      if (Array.isArray(arg)) argv.push([arg[0], yield evalToken(arg[1], context, true)]);
+      else argv.push(yield evalToken(arg, context, true));
+    }
+    return yield self.handler.apply({ context, token: self.token, liquid: self.liquid }, [value, ...argv]);
+  };
+  Filter.prototype.render = lenient;
+}
 
 /**
  * `performance.now()` past which no filter may start, while a template renders under a budget. liquidjs checks its

@@ -81,6 +81,16 @@ describe('templates', () => {
     expect(render('{{ line.properties._text_pdf | upcase }}')).toEqual(expected);
   });
 
+  it("reads default's fallback as Shopify does: a missing fallback is nil, not a problem (security review of public bodies)", () => {
+    // "Custom Engraving" on one version of Shopify's docs order, "Custom Engraving Front" on another.
+    expect(render("{{ line.properties['Gift note'] | default: line.properties.missing }}")).toEqual({ ok: true, value: 'Hi' });
+    expect(render("{{ line.properties.missing | default: line.properties['Gift note'] }}")).toEqual({ ok: true, value: 'Hi' });
+    expect(render('{{ line.sku | default: order.no_such_field, allow_false: true }}')).toEqual({ ok: true, value: 'BOOK-A5' });
+    // Both missing: nothing to print, which the field's own checks report; a missing value elsewhere is still refused.
+    expect(render('{{ line.properties.missing | default: order.no_such_field }}')).toMatchObject({ ok: true, value: '' });
+    expect(render('{{ order.no_such_field | append: line.sku }}')).toMatchObject({ ok: false, undefinedVariable: 'order.no_such_field' });
+  });
+
   it('bounds rendering: a huge loop is stopped, not run', () => {
     const started = Date.now();
     const result = render('{% for i in (1..100000000) %}xxxxxxxxxxxxxxxx{% endfor %}');
