@@ -197,6 +197,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
       shopify: (shop) => adminClients.forShop(shop),
       appUrl: config.APP_URL ?? '',
       takeRequests: (shop) => deps.scheduler.takeFulfillmentRequests(shop, 'service mode chosen'),
+      reexamine: (shop, cause) => deps.scheduler.reexamine(shop, cause),
       invalidate: (shop) => printAccounts.invalidate(shop),
       clock: deps.clock,
     },

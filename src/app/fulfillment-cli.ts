@@ -39,15 +39,10 @@ export function registerFulfillmentCommand(shops: Command): void {
             services: new FulfillmentServiceStore(database),
             shopify: (s) => clients.forShop(s),
             appUrl: config.APP_URL!,
-            // The running workers read the requests already waiting; a Redis that does not answer must not hang this.
-            takeRequests: (s) =>
-              Promise.race([
-                scheduler.takeFulfillmentRequests(s, 'service mode chosen'),
-                new Promise<void>((resolve) => setTimeout(() => {
-                  process.stderr.write(`Warning: Redis at ${config.REDIS_URL} did not answer; the app's schedule reads the waiting requests within RECONCILE_EVERY_MINUTES.\n`);
-                  resolve();
-                }, 5_000).unref()),
-              ]),
+            // The running workers read the requests already waiting, or send the orders that waited for one; a Redis
+            // that does not answer must not hang this.
+            takeRequests: (s) => queuedOrLater(scheduler.takeFulfillmentRequests(s, 'service mode chosen'), 'reads the waiting requests'),
+            reexamine: (s, cause) => queuedOrLater(scheduler.reexamine(s, cause), 'sends the orders that waited for a request'),
             clock: () => new Date(),
           },
           shop,
@@ -63,4 +58,17 @@ export function registerFulfillmentCommand(shops: Command): void {
         redis.disconnect();
       }
     });
+}
+
+/** A job queued for the running app, or a warning after 5 s that the app's own schedule will do it. */
+function queuedOrLater(queued: Promise<void>, what: string): Promise<void> {
+  return Promise.race([
+    queued,
+    new Promise<void>((resolve) =>
+      setTimeout(() => {
+        process.stderr.write(`Warning: Redis did not answer; the app's schedule ${what} within RECONCILE_EVERY_MINUTES.\n`);
+        resolve();
+      }, 5_000).unref(),
+    ),
+  ]);
 }

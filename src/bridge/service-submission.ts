@@ -8,13 +8,16 @@ import type { BridgeDeps } from './ports.js';
  * rejected back to the merchant with what to fix, instead of waiting silently.
  */
 
+/** The history event of an order waiting for Shopify's fulfillment request (released by waiting-moves.ts). */
+export const SERVICE_WAIT_EVENT = 'waiting for a fulfillment request';
+
 /** In service mode an order waits for Shopify's request: noted once on the order, nothing sent, no problem shown. */
 export async function awaitFulfillmentRequest(deps: BridgeDeps, link: OrderLink): Promise<{ kind: 'waiting'; reason: string }> {
   const reason = 'no fulfillment request';
   const history = await deps.store.history(link.shop, link.orderId, 20);
-  if (!history.some((h) => h.event === 'waiting for a fulfillment request')) {
+  if (!history.some((h) => h.event === SERVICE_WAIT_EVENT)) {
     await deps.store.note(link.shop, link.orderId, {
-      event: 'waiting for a fulfillment request',
+      event: SERVICE_WAIT_EVENT,
       source: 'worker',
       detail: "the store is in fulfillment-service mode: nothing is printed until Shopify requests it of print-bridge's location",
     });

@@ -1,7 +1,8 @@
 import { clearProblems, moveTo, ofKind, replaceProblems, settleIn } from '../orders/transitions.js';
 import type { OrderLink, Problem } from '../orders/model.js';
 import type { SubmitSettings } from './ports.js';
-import type { ReexamineDeps, ReexamineVerdict } from './waiting-orders.js';
+import { SERVICE_WAIT_EVENT } from './service-submission.js';
+import type { ReexamineDeps, ReexamineVerdict, ShopConditions } from './waiting-orders.js';
 import { hasProblem, RELEASED_KINDS } from './waiting-problems.js';
 
 /**
@@ -45,6 +46,30 @@ export async function release(deps: ReexamineDeps, link: OrderLink, cause: strin
   if (!updated || !['pending', 'held', 'error'].includes(updated.status)) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
   await deps.scheduler.submit(link.shop, link.orderId, 0, updated.version);
   return { kind: 'released', message: `${link.orderName ?? link.orderId} was released for submission (${why}).` };
+}
+
+/**
+ * A due order that waited for Shopify's fulfillment request while its store was in fulfillment-service mode
+ * (service-submission.ts: it stays pending, no problem shown). Once the store is merchant-managed again it is sent now,
+ * not at the hourly sweep of quiet orders. Any other due pending order has its submit job queued already: left alone.
+ */
+export async function releaseServiceWait(deps: ReexamineDeps, link: OrderLink, cause: string, context: ShopConditions): Promise<ReexamineVerdict> {
+  const name = link.orderName ?? link.orderId;
+  if ((await context.setup(link.shop)).fulfillmentLocation) return { kind: 'unchanged', message: `${name} waits for Shopify to request it of print-bridge's location.` };
+  const history = await deps.store.history(link.shop, link.orderId, 20);
+  if (!history.some((h) => h.event === SERVICE_WAIT_EVENT)) return { kind: 'unchanged', message: `${name} is queued for submission at ${link.submitAfter}.` };
+  const at = deps.clock().toISOString();
+  const { link: updated } = await deps.store.update(link.shop, link.orderId, (c) =>
+    c && c.version === link.version && c.status === 'pending' && !c.fulfillmentRequest
+      ? {
+          link: { ...c, submitAfter: at },
+          history: [{ event: 'released for submission', source: 'worker', detail: `${cause}: ${link.shop} is merchant-managed; the order no longer waits for a fulfillment request, submitting now` }],
+        }
+      : undefined,
+  );
+  if (!updated) return { kind: 'unchanged', message: `${name} changed meanwhile.` };
+  await deps.scheduler.submit(link.shop, link.orderId, 0, updated.version);
+  return { kind: 'released', message: `${name} was released for submission (${link.shop} is merchant-managed).` };
 }
 
 export async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, problem: Problem, cause: string): Promise<ReexamineVerdict> {

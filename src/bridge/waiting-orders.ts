@@ -4,7 +4,7 @@ import type { HistoryEntry, OrderLink } from '../orders/model.js';
 import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings, OrderStore } from './ports.js';
 import type { OrderStatus } from '../orders/status.js';
 import type { PrintAccountsPort, PrintSetup } from '../shops/print-accounts.js';
-import { moveToWaiting, release, schedule, syncIfConnected } from './waiting-moves.js';
+import { moveToWaiting, release, releaseServiceWait, schedule, syncIfConnected } from './waiting-moves.js';
 import { hasProblem, noMappingProblem, RELEASED_KINDS, sameProblems, WAIT_KINDS } from './waiting-problems.js';
 
 export { hasProblem, noMappingProblem, noPrintAccountProblem, storeNotConnectedProblem, testModeProblem, WAIT_KINDS } from './waiting-problems.js';
@@ -75,6 +75,7 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
   const settings = context.settings(link.shop);
   const connected = await context.connected(link.shop);
 
+  if (link.status === 'pending' && link.submitAfter && !link.fulfillmentRequest) return releaseServiceWait(deps, link, options.cause, context);
   if (link.status === 'pending' && !link.submitAfter) {
     const topics = await arrivedTopics(deps.store, link);
     if (!settings) {
@@ -210,7 +211,7 @@ export async function reexamineWaitingOrders(
   let failure: unknown;
   for (const status of CANDIDATE_STATUSES) {
     for await (const link of candidates(deps, options.shop, status, limit, now)) {
-      if (!isCandidate(link)) continue;
+      if (!isCandidate(link, now)) continue;
       outcome.examined += 1;
       try {
         const verdict = await reexamineOrder(deps, link, options, context);
@@ -230,10 +231,11 @@ export async function reexamineWaitingOrders(
   return outcome;
 }
 
-function isCandidate(link: OrderLink): boolean {
+function isCandidate(link: OrderLink, now: number): boolean {
   switch (link.status) {
     case 'pending':
-      return !link.submitAfter;
+      // Unscheduled, or due and still pending: one that waited for a fulfillment request (releaseServiceWait).
+      return !link.submitAfter || (!link.fulfillmentRequest && Date.parse(link.submitAfter) <= now);
     case 'waiting':
     case 'held':
       return true;

@@ -25,6 +25,11 @@ export interface FulfillmentModeDeps {
   appUrl: string;
   /** Reads the requests already waiting (a store switched to service mode may have some). */
   takeRequests(shop: string): Promise<void>;
+  /**
+   * Looks again at the store's waiting orders (the queue's reexamine job): switched back to merchant-managed, the
+   * orders that waited for a fulfillment request are due, and are sent now rather than at the hourly sweep.
+   */
+  reexamine(shop: string, cause: string): Promise<void>;
   /** Forgets this process's cached set-up of the store (PrintAccounts), so its next order sees the new mode. */
   invalidate?(shop: string): void;
   clock: () => Date;
@@ -86,6 +91,7 @@ async function becomeMerchant(deps: FulfillmentModeDeps, shop: string): Promise<
   if (stillThere) await api.deleteFulfillmentService(current.service.id, 'KEEP');
   await deps.services.setMerchant(shop);
   deps.invalidate?.(shop);
+  await deps.reexamine(shop, 'merchant-managed mode chosen');
   const pending =
     open.length > 0
       ? ` ${open.length} fulfillment request(s) not yet answered stay at that location as the merchant's to fulfil; print-bridge does not print them.`

@@ -230,9 +230,19 @@ describe('fulfillment-service mode (issue 25)', () => {
       SHOPIFY_ADMIN_API_ORIGIN: h.standIn.origin,
       LOG_LEVEL: 'silent',
     };
+    // An order waiting for Shopify's request when the store goes back to merchant-managed is sent at once, not at the
+    // hourly sweep (contract review: it stayed pending, no problem shown).
+    const waiting = await paidOrder([{ sku: 'PRINT-BOOK' }]);
+    await waitFor(async () => (await events(waiting.admin_graphql_api_id)).includes('waiting for a fulfillment request'), { what: 'the order waiting for a request' });
     const back = await runCliInProcess(['shops', 'fulfillment', SHOP, 'merchant'], env);
     expect(back.code, back.stderr).toBe(0);
     expect(back.stdout).toMatch(/merchant-managed again.*KEEP/);
+    const sent = await waitFor(async () => {
+      const l = await h.runtime.store.get(SHOP, waiting.admin_graphql_api_id);
+      return l?.sourceOrderId && emulatorOrders(h.emulator, l.sourceOrderId).length === 1 && l;
+    }, { timeoutMs: 20_000, what: 'the order that waited, sent once the store is merchant-managed' });
+    expect(sent.status).toBe('submitted');
+    expect(await events(waiting.admin_graphql_api_id)).toContain('released for submission');
     expect(h.standIn.listFulfillmentServices(SHOP)).toHaveLength(0);
     expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('merchant');
     const wrong = await runCliInProcess(['shops', 'fulfillment', SHOP, 'sideways'], env);
