@@ -15,7 +15,7 @@ import { HARNESS_METRICS_TOKEN, startHarness, type Harness } from '../helpers/ha
 
 /**
  * Issue 12 items 7 and 13 against the running app: a Redis that would lose acknowledged jobs makes /readyz fail with
- * the reason; /metrics is not served to anyone on the public port; short operator tokens are refused at start.
+ * the reason; /metrics needs its bearer token on the public port; short operator tokens are refused at start.
  */
 
 type Readiness = { ok: boolean; checks: { name: string; ok: boolean; detail?: string }[] };
