@@ -100,10 +100,11 @@ describe('REDIS_ALLOW_VOLATILE, metrics and operator tokens (issue 12 items 7 an
     expect((await fetch(`http://127.0.0.1:${metricsPort}/admin`)).status).toBe(404);
   });
 
-  it('does not serve /metrics on the public port at all without METRICS_TOKEN', async () => {
+  it('without METRICS_TOKEN serves /metrics on the public port to this machine only, never through a proxy', async () => {
     const bare = await startHarness({ env: { METRICS_TOKEN: '' } });
     try {
-      expect((await fetch(`${bare.runtime.url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${bare.runtime.url}/metrics`)).status).toBe(200);
+      expect((await fetch(`${bare.runtime.url}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(403);
     } finally {
       await bare.close();
     }
