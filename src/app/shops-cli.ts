@@ -5,7 +5,7 @@ import { CliError } from '../cli/errors.js';
 import { type Config, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { openAppDatabase } from '../db/open.js';
-import { formatFileProblem } from '../mapping/errors.js';
+import { type FileProblem, formatFileProblem } from '../mapping/errors.js';
 import { MappingRegistry } from '../mapping/registry.js';
 import { loadStoreMapping } from '../mapping/store-mapping.js';
 import { createQueues } from '../queue/queues.js';
@@ -154,12 +154,13 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
       } catch (error) {
         throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      // Checked before anything is opened: problems come out as `FILE:LINE:COL message`, as mappings check writes them.
+      // Checked before anything is opened: problems come out as `FILE:LINE:COL message` lines on stdout, as mappings
+      // check writes them (an editor's problem matcher reads them), and the summary on stderr.
       const checked = loadStoreMapping(yaml, shop);
-      if (!checked.ok) throw new CliError(checked.problems.map((p) => formatFileProblem({ ...p, file })).join('\n'));
+      if (!checked.ok) refuseWithProblems(file, checked.problems);
       await withSetup(async ({ setup }) => {
         const outcome = await pushMapping(setup, shop, yaml, OPERATOR_AUTHOR, opts.note);
-        if (outcome.kind === 'problems') throw new CliError(outcome.problems.map((p) => formatFileProblem({ ...p, file })).join('\n'));
+        if (outcome.kind === 'problems') refuseWithProblems(file, outcome.problems);
         process.stdout.write(`Stored as version ${outcome.version} of ${shop}'s mapping; it is in use from now on.\n`);
       });
     });
@@ -249,4 +250,10 @@ async function knownShops(database: Database): Promise<string[]> {
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+}
+
+/** A mapping file refused: each problem a `FILE:LINE:COL message` line on stdout, then exit 1 saying nothing was stored. */
+function refuseWithProblems(file: string, problems: readonly Omit<FileProblem, 'file'>[]): never {
+  for (const p of problems) process.stdout.write(`${formatFileProblem({ ...p, file })}\n`);
+  throw new CliError(`${problems.length} problem(s) in ${file}; nothing was stored`);
 }
