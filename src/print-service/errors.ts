@@ -107,7 +107,7 @@ export class PrintServiceUnavailableError extends PrintServiceError {
   ) {
     super(
       operation,
-      `The print service is unavailable for ${operation} (HTTP ${status}${serviceError ? `: ${serviceError.message}` : ''}); it will be retried.`,
+      `The print service is unavailable for ${operation} (HTTP ${status}${serviceError ? `: ${serviceError.message}` : ''}): a temporary failure, worth trying again.`,
     );
     // 503 and 429 are refusals before any work; a 500 may come after the order was stored.
     this.outcomeUnknown = status !== 503 && status !== 429;

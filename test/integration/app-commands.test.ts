@@ -80,6 +80,12 @@ describe('print-bridge shops add', () => {
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('Shopify refused the token for checked-store.myshopify.com; nothing was stored');
       expect(wrong.stderr).toMatch(/Invalid API key or access token|401/);
+      // Shopify not answering is not a refusal: the message says to try again (contract review).
+      standIn.failNext(50, 503, { shop: 'checked-store.myshopify.com' });
+      const unreachable = await runCliInProcess(['shops', 'add', 'checked-store', '--token', 'shpat_other'], env);
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr).toContain('Could not check the token for checked-store.myshopify.com with Shopify; nothing was stored. Try again');
+      expect(unreachable.stderr).not.toContain('refused');
       const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
       const sessions = new ShopSessions(shopify, database, [CMD_KEY]);
         expect(await sessions.accessToken('checked-store.myshopify.com')).toBe('shpat_right');
