@@ -118,6 +118,14 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
     async orderCancelled(shop, orderId) {
       return (await clients.forShop(shop)).orderCancelled(orderId);
     },
+    async grantedScopes(shop) {
+      try {
+        return await (await clients.forShop(shop)).grantedScopes();
+      } catch (error) {
+        if (error instanceof ShopNotInstalledError || error instanceof ShopTokenRefreshError || (error instanceof ShopifyUnauthorizedError && error.status === 401)) return null;
+        throw error;
+      }
+    },
     async hasAccess(shop) {
       try {
         await (await clients.forShop(shop)).checkAccess();

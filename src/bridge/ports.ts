@@ -75,6 +75,8 @@ export interface ShopOrders {
   hasAccess(shop: string): Promise<boolean>;
   /** Whether Shopify shows the order cancelled; null when the shop has no such order. */
   orderCancelled(shop: string, orderId: string): Promise<boolean | null>;
+  /** The scopes the app holds on the store, read with its own token; null when it has no working token there. */
+  grantedScopes(shop: string): Promise<string[] | null>;
 }
 
 /**

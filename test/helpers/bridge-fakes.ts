@@ -35,6 +35,11 @@ export class FakeShopify implements ShopifyEffects {
   async orderCancelled(_shop: string, orderId: string): Promise<boolean | null> {
     return this.notInShop.has(orderId) ? null : this.cancelledInShop.has(orderId);
   }
+  /** What each store grants the app (read by app/scopes_update). */
+  scopes = new Map<string, string[]>();
+  async grantedScopes(shop: string): Promise<string[] | null> {
+    return this.scopes.get(shop) ?? null;
+  }
   async hasAccess(shop: string): Promise<boolean> {
     return this.installed.has(shop);
   }
