@@ -76,8 +76,7 @@ export async function applyPrintEvent(deps: ApplyPrintEventDeps, event: PrintEve
   const link = await findLink(deps.store, event, scope);
   if (!link) return { kind: 'unknown-order', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
   const log = deps.logger.child({ shop: link.shop, orderId: link.orderId, event: event.kind, sourceOrderId: link.sourceOrderId });
-  const outside = scope ? link.shop !== scope : (link.printAccount ?? 'env') !== 'env';
-  if (outside) {
+  if (!withinScope(link, scope)) {
     log.warn({ deliveredFor: scope ?? 'the operator-wide token' }, 'postback for an order outside its token\'s store refused; nothing changed');
     return { kind: 'out-of-scope', reference: event.sourceOrderId ?? event.printOrderId ?? '?' };
   }
@@ -158,9 +157,16 @@ export async function shopOfPrintEvent(store: OrderStore, event: PrintEvent, sco
 }
 
 /** sourceOrderIds are claimed per print account: `scope` (the token's store) says which claims the event can reach. */
+/** Whether a postback of `scope`'s token may act on the order: its store's own, or (operator-wide) one on the env account. */
+function withinScope(link: OrderLink, scope: string | undefined): boolean {
+  return scope ? link.shop === scope : (link.printAccount ?? 'env') === 'env';
+}
+
 async function findLink(store: OrderStore, event: PrintEvent, scope: string | undefined): Promise<OrderLink | undefined> {
   if (event.printOrderId) {
-    const byPrint = await store.findByPrintOrderId(event.printOrderId);
+    const byPrint = await store.findByPrintOrderId(event.printOrderId, (link) => withinScope(link, scope));
+    // Only another store's order has this print id: the event's sourceOrderId may still name one of the token's own.
+    if (byPrint && !withinScope(byPrint, scope) && event.sourceOrderId) return (await store.findBySourceOrderId(event.sourceOrderId, scope)) ?? byPrint;
     if (byPrint) return byPrint;
   }
   if (event.sourceOrderId) return store.findBySourceOrderId(event.sourceOrderId, scope);

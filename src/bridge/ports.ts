@@ -191,7 +191,12 @@ export interface OrderStore {
   ): Promise<{ ok: true } | { ok: false; owner: { shop: string; orderId: string } }>;
   /** The order a sourceOrderId was claimed for, among the claims `scope` (a shop) may reach; none: the operator's account. */
   findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined>;
-  findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined>;
+  /**
+   * The order sent under this print `_id`, the oldest first; with `prefer`, the oldest it accepts when there is one.
+   * Print ids are the services' own: two stores on two accounts (one a service of the store's choosing) may hold the
+   * same one, and a postback must reach the order its token may act on, not be refused for another store's.
+   */
+  findByPrintOrderId(printOrderId: string, prefer?: (link: OrderLink) => boolean): Promise<OrderLink | undefined>;
   indexPrintOrderId(link: OrderLink): Promise<void>;
   listOfShop(shop: string, options?: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }>;
   /** Orders in `status` since before `beforeMs`, oldest first. */

@@ -190,9 +190,10 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     return this.claims.find(sourceOrderId, scope);
   }
 
-  async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
-    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} ORDER BY created_at LIMIT 1`);
-    return row?.data;
+  async findByPrintOrderId(printOrderId: string, prefer?: (link: OrderLink) => boolean): Promise<OrderLink | undefined> {
+    const rows = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} ORDER BY created_at LIMIT 20`);
+    const links = rows.map((r) => r.data);
+    return (prefer && links.find(prefer)) ?? links[0];
   }
 
   /** Kept for callers of the Redis store: the print `_id` is a column of the order, indexed by every write. */

@@ -109,8 +109,9 @@ export class MemoryOrderStore implements OrderStore {
     return undefined;
   }
 
-  async findByPrintOrderId(printOrderId: string): Promise<OrderLink | undefined> {
-    const found = [...this.links.values()].filter((l) => l.printOrderId === printOrderId).sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
+  async findByPrintOrderId(printOrderId: string, prefer?: (link: OrderLink) => boolean): Promise<OrderLink | undefined> {
+    const all = [...this.links.values()].filter((l) => l.printOrderId === printOrderId).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const found = (prefer && all.find(prefer)) ?? all[0];
     return found ? structuredClone(found) : undefined;
   }
 
