@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { type Context, evalToken, Filter, Liquid, Tag, type Template, type TagToken, type TopLevelToken } from 'liquidjs';
+import { registerShopifyFilters } from './shopify-filters.js';
 
 /**
  * Liquid templates in mapping files. One engine for the whole process: strict variables (a template that refers to
@@ -123,34 +123,6 @@ function refuseFileTags(engine: Liquid): void {
       },
     );
   }
-}
-
-function registerShopifyFilters(engine: Liquid): void {
-  const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-  const handleize = (v: unknown) =>
-    str(v)
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .replace(/ß/g, 'ss')
-      .toLowerCase()
-      .replace(/['"]/g, '')
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '');
-  engine.registerFilter('handleize', handleize);
-  engine.registerFilter('handle', handleize);
-  engine.registerFilter('camelize', (v: unknown) =>
-    str(v)
-      .split(/[^A-Za-z0-9]+/)
-      .filter(Boolean)
-      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-      .join(''),
-  );
-  engine.registerFilter('pluralize', (n: unknown, singular: unknown, plural: unknown) =>
-    Number(n) === 1 ? str(singular) : str(plural),
-  );
-  engine.registerFilter('md5', (v: unknown) => createHash('md5').update(str(v)).digest('hex'));
-  engine.registerFilter('sha1', (v: unknown) => createHash('sha1').update(str(v)).digest('hex'));
-  engine.registerFilter('url_param_escape', (v: unknown) => encodeURIComponent(str(v)).replace(/%20/g, '+'));
 }
 
 /**
