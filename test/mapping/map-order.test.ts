@@ -614,4 +614,28 @@ stockItems:
     ]);
     expect(problems(mapOrder(null, mustLoad(withBase(simpleRule)), SHOP))[0]?.kind).toBe('order');
   });
+
+  it('reads fields it only uses when they are text leniently: another type is absent, not an unreadable order (public bodies review, D4)', () => {
+    // An older docs page printed order_status_url as an object; nothing in a mapping can fix such an order.
+    const odd = {
+      order_status_url: { order_status_url: 'https://checkout.shopify.com/1/orders/abc' },
+      email: 42,
+      contact_email: ['ann@example.com'],
+      phone: { number: '555' },
+    };
+    const mapping = mustLoad(withBase(simpleRule.replace('    sku: "P-{{ line.sku }}"', '    sku: "P-{{ line.sku }}"\n    description: "{{ order.order_status_url.order_status_url }}"')));
+    const data = ok(mapOrder(order([{}], odd), mapping, SHOP)).order.orderData;
+    // Templates still see the body as it came.
+    expect(data.items[0]?.description).toBe('https://checkout.shopify.com/1/orders/abc');
+    const shipTo = data.shipments[0]?.shipTo;
+    expect(shipTo).toMatchObject({ name: 'Ann Example', postcode: 'YO1 7HH' });
+    expect(shipTo).not.toHaveProperty('email');
+    expect(shipTo).not.toHaveProperty('phone');
+    // Text is still used; what the mapping relies on stays strict.
+    expect(ok(mapOrder(order([{}], { ...odd, email: null, contact_email: 'c@example.com' }), mapping, SHOP)).order.orderData.shipments[0]?.shipTo).toMatchObject({
+      email: 'c@example.com',
+    });
+    expect(problems(mapOrder(order([{}], { ...odd, name: 1001 }), mapping, SHOP))).toMatchObject([{ kind: 'order', field: 'order.name' }]);
+    expect(problems(mapOrder(order([{ quantity: '1' }], odd), mapping, SHOP))).toMatchObject([{ kind: 'order', field: 'order.line_items[0].quantity' }]);
+  });
 });
