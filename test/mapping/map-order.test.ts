@@ -638,4 +638,21 @@ stockItems:
     expect(problems(mapOrder(order([{}], { ...odd, name: 1001 }), mapping, SHOP))).toMatchObject([{ kind: 'order', field: 'order.name' }]);
     expect(problems(mapOrder(order([{ quantity: '1' }], odd), mapping, SHOP))).toMatchObject([{ kind: 'order', field: 'order.line_items[0].quantity' }]);
   });
+
+  it('names a line item without an id by its title and SKU, and says the id is missing (public bodies review, D5)', () => {
+    const body = order([{ sku: '', title: 'Grizzly Bear Adoption Kit - Plush Bundle' }, { sku: 'SKU-1', quantity: 'two' }]);
+    const lines = body.line_items as Record<string, unknown>[];
+    delete lines[0]!.id;
+    delete lines[0]!.admin_graphql_api_id;
+    const found = problems(mapOrder(body, mustLoad(withBase(simpleRule)), SHOP));
+    expect(found.map(formatMappingProblem)).toEqual([
+      'line item ? (SKU none, "Grizzly Bear Adoption Kit - Plush Bundle") order.line_items[0].id: the Shopify order cannot be read: ' +
+        'required: every line item has an id (a number, or its digits as text)',
+      'line item 101 (SKU "SKU-1", "Product 1") order.line_items[1].quantity: the Shopify order cannot be read: ' +
+        'Invalid input: expected number, received string',
+    ]);
+    expect(found[0]).toMatchObject({ kind: 'order', lineItem: { id: '?', sku: null, title: 'Grizzly Bear Adoption Kit - Plush Bundle' } });
+    // An order-level issue names no line item.
+    expect(problems(mapOrder({ ...order([{}]), name: undefined }, mustLoad(withBase(simpleRule)), SHOP))[0]).not.toHaveProperty('lineItem');
+  });
 });
