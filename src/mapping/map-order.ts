@@ -1,4 +1,5 @@
 import { formatPath, parseOrder, type PrintOrder } from '../print-service/schema.js';
+import { lineItemOfIssue } from '../orders/shopify-order.js';
 import { mappingProblem, type LineItemRef, type MappingProblem } from './errors.js';
 import type { LoadedMapping } from './load.js';
 import type { MappingFile } from './schema.js';
@@ -78,9 +79,12 @@ export function mapOrder(body: unknown, mapping: MappingFile | LoadedMapping, sh
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues.map((issue) =>
-        mappingProblem({ kind: 'order', field: `order.${formatPath(issue.path)}`, message: `the Shopify order cannot be read: ${issue.message}` }),
-      ),
+      problems: parsed.error.issues.map((issue) => {
+        // A line item's issue names the line item, as every other line-level problem does.
+        const lineItem = lineItemOfIssue(body, issue.path);
+        const message = `the Shopify order cannot be read: ${issue.message}`;
+        return mappingProblem({ kind: 'order', field: `order.${formatPath(issue.path)}`, message, ...(lineItem ? { lineItem } : {}) });
+      }),
     };
   }
   const order = parsed.data;

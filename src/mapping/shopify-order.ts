@@ -24,6 +24,8 @@ export const parseShopifyOrderJson = parseJsonLossless;
 export { unwrapOrder };
 
 const id = shopifyId;
+/** Text when the body has text there; anything else reads as absent. */
+const lenientText = z.string().nullish().catch(undefined);
 
 export const shopifyAddressSchema = z.object(addressFields);
 export type ShopifyAddress = z.infer<typeof shopifyAddressSchema>;
@@ -56,10 +58,13 @@ export const shopifyOrderSchema = z
     ...orderFields,
     id: id.nullish(),
     name: z.string({ error: 'required: is this a Shopify order? (orders always have a name such as "#1001")' }),
-    email: z.string().nullish(),
-    contact_email: z.string().nullish(),
-    phone: z.string().nullish(),
-    order_status_url: z.string().nullish(),
+    // Read only when they are text: the default ship-to's email and phone fall back to them. Another type reads as
+    // absent rather than making the whole order unreadable, which no mapping could ever fix. order_status_url is not
+    // read at all (shopDomainOf looks at the raw body): an old docs page printed it as an object. Templates see the
+    // body itself, so nothing is lost.
+    email: lenientText,
+    contact_email: lenientText,
+    phone: lenientText,
     line_items: z.array(shopifyLineItemSchema),
     shipping_address: shopifyAddressSchema.nullish(),
     shipping_lines: z

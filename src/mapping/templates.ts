@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import { type Context, evalToken, Filter, Liquid, Tag, type Template, type TagToken, type TopLevelToken } from 'liquidjs';
+import { liquidPath, undefinedPathOf } from './liquid-names.js';
+import { registerShopifyFilters } from './shopify-filters.js';
 
 /**
  * Liquid templates in mapping files. One engine for the whole process: strict variables (a template that refers to
@@ -123,34 +124,6 @@ function refuseFileTags(engine: Liquid): void {
       },
     );
   }
-}
-
-function registerShopifyFilters(engine: Liquid): void {
-  const str = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-  const handleize = (v: unknown) =>
-    str(v)
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .replace(/ß/g, 'ss')
-      .toLowerCase()
-      .replace(/['"]/g, '')
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '');
-  engine.registerFilter('handleize', handleize);
-  engine.registerFilter('handle', handleize);
-  engine.registerFilter('camelize', (v: unknown) =>
-    str(v)
-      .split(/[^A-Za-z0-9]+/)
-      .filter(Boolean)
-      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-      .join(''),
-  );
-  engine.registerFilter('pluralize', (n: unknown, singular: unknown, plural: unknown) =>
-    Number(n) === 1 ? str(singular) : str(plural),
-  );
-  engine.registerFilter('md5', (v: unknown) => createHash('md5').update(str(v)).digest('hex'));
-  engine.registerFilter('sha1', (v: unknown) => createHash('sha1').update(str(v)).digest('hex'));
-  engine.registerFilter('url_param_escape', (v: unknown) => encodeURIComponent(str(v)).replace(/%20/g, '+'));
 }
 
 /**
@@ -345,33 +318,31 @@ function renderParts(parts: readonly Part[], scope: Record<string, unknown>): Re
       if (value === MISSING || value === null || value === false || value === '') value = filters[0].args[0];
       i = 1;
     }
-    if (value === MISSING) return undefinedVariable(path.join('.'));
+    if (value === MISSING) return undefinedVariable(path);
     if (value !== null && typeof value === 'object') return NOT_SURE;
     let text = value === null ? '' : String(value);
     for (; i < filters.length; i++) {
       const f = filters[i] as Output['filters'][number];
       text = FAST_FILTERS[f.name].apply(text, f.args as string[]);
     }
-    if (emptyPart === undefined && text.trim() === '' && filters[0]?.name !== 'default') emptyPart = path.join('.');
+    if (emptyPart === undefined && text.trim() === '' && filters[0]?.name !== 'default') emptyPart = liquidPath(path);
     out += text;
   }
   // A whole empty value is the caller's to judge (optional or required); a part only matters inside other text.
   return emptyPart === undefined || out.trim() === '' ? { ok: true, value: out } : { ok: true, value: out, emptyPart };
 }
 
-function undefinedVariable(name: string): RenderResult {
-  return { ok: false, undefinedVariable: name, message: undefinedMessage(name) };
-}
-
-function undefinedMessage(name: string): string {
-  return `${name} is not defined for this order (write "{{ ${name} | default: '...' }}" if it is optional)`;
+/** The message names the variable as Liquid, so its suggestion can be pasted into the mapping file as it is. */
+function undefinedVariable(path: readonly (string | number)[]): RenderResult {
+  const name = liquidPath(path);
+  return { ok: false, undefinedVariable: name, message: `${name} is not defined for this order (write "{{ ${name} | default: '...' }}" if it is optional)` };
 }
 
 function describeRenderError(error: unknown): RenderResult {
   const err = error as { name?: string; message?: string };
   const message = err.message ?? String(error);
-  const undef = /^undefined variable: ([^,]+)/.exec(message);
-  if (err.name === 'UndefinedVariableError' && undef?.[1]) return undefinedVariable(undef[1]);
+  const undef = err.name === 'UndefinedVariableError' ? undefinedPathOf(error) : undefined;
+  if (undef) return undefinedVariable(undef);
   if (/memory alloc limit exceeded/.test(message)) {
     return { ok: false, message: 'the template produced too much output (rendering is bounded)' };
   }

@@ -26,4 +26,14 @@ describe('the one reader of a Shopify order body', () => {
     expect(parseOrderWebhook('{"name":"#1","line_items":[]}').ok).toBe(false);
     expect(parseOrderWebhook('{"id":1,"line_items":[{"id":2,"quantity":1,"current_quantity":-1}]}').ok).toBe(false);
   });
+
+  it('says a line item has no id, naming it by its SKU and title, on the pipeline side too (public bodies review, D5)', () => {
+    const body = '{"id":1,"line_items":[{"id":2,"quantity":1},{"sku":"","title":"Grizzly Bear Adoption Kit - Plush Bundle","quantity":1}]}';
+    expect(parseOrderWebhook(body)).toEqual({
+      ok: false,
+      message:
+        'line item ? (SKU none, "Grizzly Bear Adoption Kit - Plush Bundle") line_items.1.id: required: every line item has an id (a number, or its digits as text)',
+    });
+    expect(parseOrderWebhook('{"id":true,"line_items":[]}')).toEqual({ ok: false, message: 'id: expected a Shopify id (a number, or its digits as text), received boolean' });
+  });
 });

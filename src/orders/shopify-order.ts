@@ -22,8 +22,19 @@ export function unwrapOrder(body: unknown): unknown {
   return body;
 }
 
-/** A Shopify id as read losslessly: a number, or the exact digits as text. */
-export const shopifyId = z.union([z.number(), z.string()]);
+/**
+ * A Shopify id as read losslessly: a number, or the exact digits as text. A union's own error is zod's bare "Invalid
+ * input", which says neither that the id is missing nor what an id is.
+ */
+function idSchema(what: string) {
+  return z.union([z.number(), z.string()], {
+    error: (issue) =>
+      issue.input === undefined || issue.input === null
+        ? `required: ${what} (a number, or its digits as text)`
+        : `expected a Shopify id (a number, or its digits as text), received ${Array.isArray(issue.input) ? 'array' : typeof issue.input}`,
+  });
+}
+export const shopifyId = idSchema('a Shopify id');
 const optText = z.string().nullish();
 
 /** The shipping address fields (both sides read the same ones). */
@@ -45,7 +56,7 @@ export const addressFields = {
 
 /** Line item fields every reader agrees on. */
 export const lineItemFields = {
-  id: shopifyId,
+  id: idSchema('every line item has an id'),
   admin_graphql_api_id: z.string().nullish(),
   sku: z.string().nullish(),
   current_quantity: z.number().int().min(0).nullish(),
@@ -56,3 +67,25 @@ export const orderFields = {
   admin_graphql_api_id: z.string().nullish(),
   order_number: z.union([z.number(), z.string()]).nullish(),
 };
+
+/** A line item as problems name it: its id ("?" when it has none), SKU and title, read from the raw body. */
+export interface NamedLineItem {
+  id: string;
+  sku: string | null;
+  title: string | null;
+}
+
+/**
+ * The line item a reading issue is about (its path starts `line_items, N`), named from the raw body, since the body
+ * did not read: a line item without an id is still the one with its title and SKU. Undefined for order-level issues.
+ */
+export function lineItemOfIssue(body: unknown, path: readonly PropertyKey[]): NamedLineItem | undefined {
+  const index = path[1];
+  if (path[0] !== 'line_items' || typeof index !== 'number') return undefined;
+  const lines = body && typeof body === 'object' ? (body as { line_items?: unknown }).line_items : undefined;
+  const line: unknown = Array.isArray(lines) ? lines[index] : undefined;
+  const l = (line && typeof line === 'object' ? line : {}) as Record<string, unknown>;
+  const gid = typeof l.admin_graphql_api_id === 'string' ? /\/LineItem\/(\d+)$/.exec(l.admin_graphql_api_id)?.[1] : undefined;
+  const id = gid ?? ((typeof l.id === 'number' && Number.isFinite(l.id)) || (typeof l.id === 'string' && l.id !== '') ? String(l.id) : '?');
+  return { id, sku: typeof l.sku === 'string' && l.sku !== '' ? l.sku : null, title: typeof l.title === 'string' ? l.title : null };
+}

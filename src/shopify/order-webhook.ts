@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { addressFields, lineItemFields, orderFields, readOrderJson, shopifyId } from '../orders/shopify-order.js';
+import { addressFields, lineItemFields, lineItemOfIssue, orderFields, readOrderJson, shopifyId } from '../orders/shopify-order.js';
 
 /**
  * The parts of an order webhook body (REST JSON) that the pipeline itself reads. The mapping engine receives the
@@ -28,7 +28,7 @@ export const orderWebhookSchema = z
         z
           .object({
             ...lineItemFields,
-            id,
+            id: lineItemFields.id.transform(String),
             title: z.string().nullish(),
             quantity: z.number(),
           })
@@ -55,10 +55,16 @@ export function parseOrderWebhook(rawBody: string): ParsedOrderWebhook {
   if (!parsed.success) {
     return {
       ok: false,
-      message: parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '),
+      message: parsed.error.issues.map((i) => `${lineItemWords(raw, i.path)}${i.path.join('.') || '(body)'}: ${i.message}`).join('; '),
     };
   }
   return { ok: true, order: parsed.data, raw };
+}
+
+/** `line item ? (SKU none, "Plush Bundle") ` before an issue of a line item, named as mapping problems name it. */
+function lineItemWords(raw: unknown, path: readonly PropertyKey[]): string {
+  const line = lineItemOfIssue(raw, path);
+  return line ? `line item ${line.id} (SKU ${line.sku === null ? 'none' : JSON.stringify(line.sku)}, ${JSON.stringify(line.title ?? '')}) ` : '';
 }
 
 /** A line item's gid, built from its id when the body has none (older API versions). */

@@ -614,4 +614,45 @@ stockItems:
     ]);
     expect(problems(mapOrder(null, mustLoad(withBase(simpleRule)), SHOP))[0]?.kind).toBe('order');
   });
+
+  it('reads fields it only uses when they are text leniently: another type is absent, not an unreadable order (public bodies review, D4)', () => {
+    // An older docs page printed order_status_url as an object; nothing in a mapping can fix such an order.
+    const odd = {
+      order_status_url: { order_status_url: 'https://checkout.shopify.com/1/orders/abc' },
+      email: 42,
+      contact_email: ['ann@example.com'],
+      phone: { number: '555' },
+    };
+    const mapping = mustLoad(withBase(simpleRule.replace('    sku: "P-{{ line.sku }}"', '    sku: "P-{{ line.sku }}"\n    description: "{{ order.order_status_url.order_status_url }}"')));
+    const data = ok(mapOrder(order([{}], odd), mapping, SHOP)).order.orderData;
+    // Templates still see the body as it came.
+    expect(data.items[0]?.description).toBe('https://checkout.shopify.com/1/orders/abc');
+    const shipTo = data.shipments[0]?.shipTo;
+    expect(shipTo).toMatchObject({ name: 'Ann Example', postcode: 'YO1 7HH' });
+    expect(shipTo).not.toHaveProperty('email');
+    expect(shipTo).not.toHaveProperty('phone');
+    // Text is still used; what the mapping relies on stays strict.
+    expect(ok(mapOrder(order([{}], { ...odd, email: null, contact_email: 'c@example.com' }), mapping, SHOP)).order.orderData.shipments[0]?.shipTo).toMatchObject({
+      email: 'c@example.com',
+    });
+    expect(problems(mapOrder(order([{}], { ...odd, name: 1001 }), mapping, SHOP))).toMatchObject([{ kind: 'order', field: 'order.name' }]);
+    expect(problems(mapOrder(order([{ quantity: '1' }], odd), mapping, SHOP))).toMatchObject([{ kind: 'order', field: 'order.line_items[0].quantity' }]);
+  });
+
+  it('names a line item without an id by its title and SKU, and says the id is missing (public bodies review, D5)', () => {
+    const body = order([{ sku: '', title: 'Grizzly Bear Adoption Kit - Plush Bundle' }, { sku: 'SKU-1', quantity: 'two' }]);
+    const lines = body.line_items as Record<string, unknown>[];
+    delete lines[0]!.id;
+    delete lines[0]!.admin_graphql_api_id;
+    const found = problems(mapOrder(body, mustLoad(withBase(simpleRule)), SHOP));
+    expect(found.map(formatMappingProblem)).toEqual([
+      'line item ? (SKU none, "Grizzly Bear Adoption Kit - Plush Bundle") order.line_items[0].id: the Shopify order cannot be read: ' +
+        'required: every line item has an id (a number, or its digits as text)',
+      'line item 101 (SKU "SKU-1", "Product 1") order.line_items[1].quantity: the Shopify order cannot be read: ' +
+        'Invalid input: expected number, received string',
+    ]);
+    expect(found[0]).toMatchObject({ kind: 'order', lineItem: { id: '?', sku: null, title: 'Grizzly Bear Adoption Kit - Plush Bundle' } });
+    // An order-level issue names no line item.
+    expect(problems(mapOrder({ ...order([{}]), name: undefined }, mustLoad(withBase(simpleRule)), SHOP))[0]).not.toHaveProperty('lineItem');
+  });
 });

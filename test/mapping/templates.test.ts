@@ -81,6 +81,38 @@ describe('templates', () => {
     expect(render('{{ line.properties._text_pdf | upcase }}')).toEqual(expected);
   });
 
+  it('writes the undefined variable as Liquid that loads: names with spaces as [\'…\'], on both paths (public bodies review, D2)', () => {
+    const name = "line.properties['Custom Engraving Front']";
+    const expected = {
+      ok: false,
+      undefinedVariable: name,
+      message: `${name} is not defined for this order (write "{{ ${name} | default: '...' }}" if it is optional)`,
+    };
+    expect(compileTemplate(`{{ ${name} }}`).kind).toBe('segments');
+    expect(render(`{{ ${name} }}`)).toEqual(expected);
+    expect(compileTemplate(`{{ ${name} | upcase | handleize }}`).kind).toBe('liquid');
+    expect(render(`{{ ${name} | upcase | handleize }}`)).toEqual(expected);
+    // The suggestion itself is a template that compiles and renders (a comma no longer cuts the name short either).
+    expect(render(`{{ ${name} | default: '...' }}`)).toEqual({ ok: true, value: '...' });
+    expect(render("{{ line.properties['a, b'] | handleize }}")).toMatchObject({ undefinedVariable: "line.properties['a, b']" });
+    expect(render('{{ line.properties["it\'s"] | handleize }}')).toMatchObject({ undefinedVariable: 'line.properties["it\'s"]' });
+    expect(render('{{ order.line_items[0].nope | handleize }}')).toMatchObject({ undefinedVariable: 'order.line_items[0].nope' });
+    // An empty part is named the same way.
+    expect(render("a {{ line.properties['Gift note'] | remove: 'Hi' }} b")).toEqual({ ok: true, value: 'a  b', emptyPart: "line.properties['Gift note']" });
+  });
+
+  it('gives a hash its number of keys with size, as Shopify does; text and arrays as before (public bodies review, D3)', () => {
+    expect(render('{{ line.properties | size }}')).toEqual({ ok: true, value: '2' });
+    expect(render('{% assign n = line.properties | size %}{% if n > 0 %}has {{ n }}{% endif %}')).toEqual({ ok: true, value: 'has 2' });
+    expect(render('{{ order | size }}')).toEqual({ ok: true, value: String(Object.keys(scope.order).length) });
+    expect(renderTemplate(compileTemplate('{{ v | size }}'), { v: { length: 9, a: 1 } })).toEqual({ ok: true, value: '2' });
+    expect(render('{{ line.sku | size }} {{ order.line_items | size }} {{ order.note | size }}')).toEqual({ ok: true, value: '7 2 0' });
+    // Ours like the built-in ones: every filter refuses to start past the render deadline.
+    for (const [name, filter] of Object.entries(liquid.filters as Record<string, { name: string } | { handler: { name: string } }>)) {
+      expect([name, 'handler' in filter ? filter.handler.name : filter.name]).toEqual([name, 'bounded']);
+    }
+  });
+
   it("reads default's fallback as Shopify does: a missing fallback is nil, not a problem (security review of public bodies)", () => {
     // "Custom Engraving" on one version of Shopify's docs order, "Custom Engraving Front" on another.
     expect(render("{{ line.properties['Gift note'] | default: line.properties.missing }}")).toEqual({ ok: true, value: 'Hi' });
