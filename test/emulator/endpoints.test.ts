@@ -314,6 +314,16 @@ describe('update shipping', () => {
     expect(done.body.orderData.shipments[0].trackingNumber).toMatch(/^EM\d{9}GB$/);
   });
 
+  it('reports an amended carrier without a service as given, with no service made up (contract review)', async () => {
+    const id = await createOrder(emu, validOrder('U-6'));
+    await advance(id, 'received');
+    expect((await update('U-6', 0, { carrier: { code: 'dhl' } })).status).toBe(200);
+    const shipped = await advance(id, 'shipped');
+    const carrier = shipped.body.orderData.shipments[0].carrier;
+    expect(carrier).toMatchObject({ code: 'dhl' });
+    expect(carrier.service).toBeUndefined();
+  });
+
   it('keeps an update made before processing through the submission checks', async () => {
     const id = await createOrder(emu, validOrder('U-5'));
     const early = await update('U-5', 0, { shipTo: newAddress, carrier: { code: 'ups', service: 'ground' }, trackingNumber: '1Z000' });

@@ -29,15 +29,16 @@ export function applyShippingUpdate(shipment: Record<string, unknown>, update: S
 }
 
 /**
- * The carrier reported at dispatch: one amended through update shipping (it has a code) stays; otherwise the alias
+ * The carrier reported at dispatch: one amended through update shipping (it has a code) stays as it was given, with
+ * no service when none was given (the alias is print-bridge's word, not a service of that carrier); otherwise the alias
  * maps through the account's `carriers`, or to `royalmail` with the alias as the service.
  */
 export function carrierAtDispatch(
   account: EmulatorAccount,
   current: ShipmentRecord['carrier'],
-): { alias?: string; code: string; service: string } {
+): { alias?: string; code: string; service?: string } {
   const alias = current?.alias;
-  if (current?.code) return { ...(alias ? { alias } : {}), code: current.code, service: current.service ?? alias ?? 'standard' };
+  if (current?.code) return { ...(alias ? { alias } : {}), code: current.code, ...(current.service ? { service: current.service } : {}) };
   const mapped: CarrierService | undefined = alias ? account.carriers?.get(alias) : undefined;
   if (mapped) return { alias, code: mapped.code, service: mapped.service };
   return { ...(alias ? { alias } : {}), code: DEFAULT_CARRIER_CODE, service: alias ?? 'standard' };
