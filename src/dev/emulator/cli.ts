@@ -7,7 +7,7 @@ import { DEFAULT_ACCOUNTS, loadAccountsFile, parseAccounts, type EmulatorAccount
 import { EmulatorSetupError } from './config-files.js';
 import { FETCH_MODES } from './fetcher.js';
 import { DEFAULT_DELAYS } from './processor.js';
-import { DEFAULT_DELIVERY, startEmulator, type EmulatorOptions, type RunningEmulator } from './server.js';
+import { DEFAULT_DELIVERY, DEFAULT_EMULATOR_PROFILE, startEmulator, type EmulatorOptions, type RunningEmulator } from './server.js';
 import { EVENT_NAMES, loadTriggersFile } from './triggers.js';
 
 export const DEFAULT_EMULATOR_PORT = 4010;
@@ -22,7 +22,7 @@ const flagsSchema = z.object({
   host: z.string().min(1, 'must not be empty').default('127.0.0.1'),
   accounts: z.string().optional(),
   triggers: z.string().optional(),
-  profile: z.enum(SCHEMA_PROFILES as ['strict', 'lenient']).default('strict'),
+  profile: z.enum(SCHEMA_PROFILES as ['strict', 'lenient']).default(DEFAULT_EMULATOR_PROFILE),
   fetch: z.enum(FETCH_MODES as ['simulated', 'real']).default('simulated'),
   fetchTimeout: ms.default(10_000),
   speed: z.coerce.number({ error: 'must be a number' }).min(0, 'must be 0 or more').default(1),
@@ -53,7 +53,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--accounts <file>', 'JSON array of accounts {name, token, secret, accountId, destinations?, carriers?} (default: the demo account)')
     .option('--triggers <file>', `JSON array of triggers {event, url, template, headers?}; event is one of: ${EVENT_NAMES.join(', ')}`)
-    .addOption(new Option('--profile <profile>', 'order schema profile used to check orders').choices(SCHEMA_PROFILES).default('strict'))
+    .addOption(new Option('--profile <profile>', 'order schema profile used to check orders (lenient: the interface\'s minimum valid order is valid; strict: the later forms\' fields required too)').choices(SCHEMA_PROFILES).default(DEFAULT_EMULATOR_PROFILE))
     .addOption(
       new Option('--fetch <mode>', 'file fetching: simulated (a path containing "fail" fails) or real (HTTP GET)')
         .choices(FETCH_MODES)

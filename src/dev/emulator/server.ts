@@ -27,6 +27,9 @@ export interface DeliverySettings {
   timeoutMs: number;
 }
 
+/** The schema profile orders are checked with unless `profile` says otherwise (docs/emulator.md). */
+export const DEFAULT_EMULATOR_PROFILE: SchemaProfile = 'lenient';
+
 export const DEFAULT_DELIVERY: DeliverySettings = { maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30_000, timeoutMs: 10_000 };
 
 export interface EmulatorOptions {
@@ -40,6 +43,7 @@ export interface EmulatorOptions {
   accounts?: readonly EmulatorAccount[];
   /** Parsed with parseTriggers / loadTriggersFile; default: none. */
   triggers?: readonly Trigger[];
+  /** Default lenient (DEFAULT_EMULATOR_PROFILE). */
   profile?: SchemaProfile;
   fetch?: FetchMode;
   fetchTimeoutMs?: number;
@@ -141,12 +145,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const baseUrl = `http://${urlHost(host)}:${actualPort}`;
   const ordersUrl = `http://${urlHost(host)}:${actualOrdersPort}`;
 
+  // Lenient unless asked: DESIGN section 8's minimum valid order is valid, as the service's own sample orders are
+  // (strict, the later forms' required fields, is `--profile strict`; print-bridge itself always sends strict orders).
+  const profile = options.profile ?? DEFAULT_EMULATOR_PROFILE;
   const store = new EmulatorStore();
   const fetcher = createFileFetcher(options.fetch ?? 'simulated', options.fetchTimeoutMs ?? 10_000);
   const deliveries = new DeliveryService({ triggers: options.triggers ?? [], ...delivery, logger, now });
   const processor = new Processor({
     store,
-    profile: options.profile ?? 'strict',
+    profile,
     fetcher,
     deliveries,
     delays,
@@ -163,7 +170,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     store,
     processor,
     deliveries,
-    profile: options.profile ?? 'strict',
+    profile,
     faults,
     random,
     now,
