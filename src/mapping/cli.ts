@@ -61,7 +61,9 @@ export function registerMappingCommands(program: Command, io: MappingCliIo = def
       const shop = opts.shop?.trim().toLowerCase() || shopDomainOf(body) || PREVIEW_SHOP;
       const mapping = selectMapping(loaded.mappings, shop);
       if (!mapping) {
-        io.stdout(`order: no usable mapping file serves ${shop} (and no "*" file) in ${dir}\n`);
+        // "usable": a file with problems (listed just above) serves nothing, its "*" included.
+        const refused = loaded.problems.length > 0 ? '; the files with problems above serve nothing until they are fixed' : '';
+        io.stdout(`order: no usable mapping file serves ${shop} (and no usable "*" file) in ${dir}${refused}\n`);
         process.exitCode = 1;
         return;
       }

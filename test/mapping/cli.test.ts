@@ -95,6 +95,13 @@ describe('print-bridge mappings preview', () => {
     ]);
   });
 
+  it('says that a "*" file with problems serves nothing, rather than that there is none', async () => {
+    const dir = dirWith({ 'bad.yaml': withBase('unmapped: hodl\n') });
+    expect(await runCli(['mappings', 'preview', bookOrder, '--dir', dir])).toBe(1);
+    expect(err).toContain(`${join(dir, 'bad.yaml')}:6:11 unmapped`);
+    expect(out).toMatch(/no usable mapping file serves .* \(and no usable "\*" file\) .*; the files with problems above serve nothing until they are fixed/);
+  });
+
   it('says so when the file is not an order', async () => {
     const file = join(dirWith({}), 'lines.json');
     writeFileSync(file, '[{"id": 1}]');
