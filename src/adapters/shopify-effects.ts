@@ -3,7 +3,7 @@ import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
 import type { Metrics } from '../metrics.js';
 import { JOB_INLINE_WAIT_MS, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches, StatusWriteBatches } from '../shopify/admin-api.js';
-import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
+import { ShopifyProtocolError, ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
 import { type AdminGraphqlTransport, createShopifyApiTransport } from '../shopify/admin/transport.js';
 import { routeAdminApi } from '../shopify/admin/routing.js';
 import { ShopNotInstalledError, type ShopSessions, ShopTokenRefreshError } from '../shopify/sessions.js';
@@ -116,13 +116,18 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
       return (await clients.forShop(shop)).orderInShop(orderId);
     },
     async orderCancelled(shop, orderId) {
-      return (await clients.forShop(shop)).orderCancelled(orderId);
+      try {
+        return await (await clients.forShop(shop)).orderCancelled(orderId);
+      } catch (error) {
+        if (isNoAccess(error)) return null;
+        throw error;
+      }
     },
     async grantedScopes(shop) {
       try {
         return await (await clients.forShop(shop)).grantedScopes();
       } catch (error) {
-        if (error instanceof ShopNotInstalledError || error instanceof ShopTokenRefreshError || (error instanceof ShopifyUnauthorizedError && error.status === 401)) return null;
+        if (isNoAccess(error)) return null;
         throw error;
       }
     },
@@ -131,9 +136,9 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
         await (await clients.forShop(shop)).checkAccess();
         return true;
       } catch (error) {
-        if (error instanceof ShopNotInstalledError || error instanceof ShopTokenRefreshError) return false;
         // 403 is a token Shopify knows that lacks a scope: the app is installed.
-        if (error instanceof ShopifyUnauthorizedError) return error.status === 403;
+        if (error instanceof ShopifyUnauthorizedError && error.status === 403) return true;
+        if (isNoAccess(error)) return false;
         throw error;
       }
     },
@@ -147,4 +152,16 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
       await (await clients.forShop(shop)).appendOrderNote(orderId, line);
     },
   };
+}
+
+/**
+ * Shopify's answer that the app cannot act for the store: no token stored, its refresh refused, the token refused
+ * (401), or the store itself closed, frozen or locked (404, 402, 423). None of these can be brought about by someone
+ * re-sending a webhook; Shopify being unreachable (5xx, 429, no answer) is not among them and is retried.
+ */
+function isNoAccess(error: unknown): boolean {
+  if (error instanceof ShopNotInstalledError || error instanceof ShopTokenRefreshError) return true;
+  if (error instanceof ShopifyUnauthorizedError) return error.status === 401;
+  if (error instanceof ShopifyProtocolError) return /^HTTP (402|404|423)\b/.test(error.detail);
+  return false;
 }

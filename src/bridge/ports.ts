@@ -73,7 +73,10 @@ export interface ShopOrders {
    * one delivery re-sent later (after a re-install) would act on a live store: they act only when this is false.
    */
   hasAccess(shop: string): Promise<boolean>;
-  /** Whether Shopify shows the order cancelled; null when the shop has no such order. */
+  /**
+   * Whether Shopify shows the order cancelled; null when it cannot say: the shop has no such order (or no longer shows
+   * it to the app), or the app has no working token there. Throws the Admin API's retryable errors.
+   */
   orderCancelled(shop: string, orderId: string): Promise<boolean | null>;
   /** The scopes the app holds on the store, read with its own token; null when it has no working token there. */
   grantedScopes(shop: string): Promise<string[] | null>;

@@ -263,6 +263,22 @@ describe('cancelPrintOrder and amendShipping', () => {
     return body;
   }
 
+  it("cancels nothing for an orders/cancelled body of an open order unless Shopify answers that it is cancelled (review)", async () => {
+    const deps = setup();
+    const body = await submitted(deps);
+    const open = job('orders/cancelled', { ...body, cancelled_at: null });
+    // Shopify says not cancelled; then it no longer shows the order at all (deleted, or past what the app may read).
+    expect(await handleWebhook(deps, open)).toMatchObject({ kind: 'rejected' });
+    deps.shopify.notInShop.add(body.admin_graphql_api_id);
+    expect(await handleWebhook(deps, open)).toMatchObject({ kind: 'rejected' });
+    expect(deps.scheduler.kinds()).not.toContain('cancel');
+    expect((await deps.store.get(SHOP, body.admin_graphql_api_id))!.status).toBe('submitted');
+    // Shopify shows it cancelled: the same delivery cancels.
+    deps.shopify.notInShop.delete(body.admin_graphql_api_id);
+    deps.shopify.cancelledInShop.add(body.admin_graphql_api_id);
+    expect(await handleWebhook(deps, open)).toMatchObject({ kind: 'cancel-requested' });
+  });
+
   it('cancels at the print service after submission', async () => {
     const deps = setup();
     const body = await submitted(deps);

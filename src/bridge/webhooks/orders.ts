@@ -42,7 +42,9 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   if (before?.notInShopAt) await deps.store.deleteOrderBody(shop, orderId);
 
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
-  if (cancelled && !order.cancelled_at && (await deps.shopify.orderCancelled(shop, orderId)) === false) return cancellationNotShown(deps, shop, order, job);
+  // Only Shopify's yes cancels an order whose body is open: no (not cancelled), and no answer either (an order Shopify
+  // no longer shows the app, a store the app cannot reach), leave the printer alone.
+  if (cancelled && !order.cancelled_at && (await deps.shopify.orderCancelled(shop, orderId)) !== true) return cancellationNotShown(deps, shop, order, job);
   if (cancelled) return requestCancellation(deps, shop, order, job.topic, before);
 
   const settings = deps.mapping.settingsFor(shop);
@@ -163,7 +165,7 @@ export function describeHoldWindow(holdMinutes: number): string {
  */
 async function cancellationNotShown(deps: BridgeDeps, shop: string, order: OrderWebhook, job: WebhookJob): Promise<WebhookOutcome> {
   const orderId = order.admin_graphql_api_id;
-  const reason = `orders/cancelled for order ${order.name ?? orderId}, but neither its body nor Shopify shows it cancelled: nothing was cancelled at the printer`;
+  const reason = `orders/cancelled for order ${order.name ?? orderId}, but neither its body nor Shopify (asked with the store's token) shows it cancelled: nothing was cancelled at the printer`;
   await deps.store.note(shop, orderId, { event: 'cancellation not confirmed by Shopify', source: 'shopify', detail: `${reason} (webhook ${job.webhookId})` });
   deps.logger.warn({ shop, orderId }, 'orders/cancelled for an order Shopify does not show cancelled; ignored');
   return { kind: 'rejected', reason };

@@ -132,7 +132,13 @@ export class ShopifyUnauthorizedError extends ShopifyAdminError {
  */
 export class ShopifyProtocolError extends ShopifyAdminError {
   readonly retryable = false;
-  constructor(operation: string, shop: string, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    operation: string,
+    shop: string,
+    /** What was wrong with the answer (`HTTP 404 Not Found` for an HTTP status other than 401/403, 429 and 5xx). */
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(operation, shop, `Shopify's answer to ${operation} on ${shop} was not usable: ${detail}`, options);
   }
 }
