@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import type { PrintIdScope } from '../bridge/ports.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
@@ -110,7 +111,7 @@ function mountRoutes(express: Express, built: AppDependencies, options: RuntimeO
       if (webhook) return webhook;
       const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
       const link =
-        (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId) : undefined) ??
+        (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId, printIdScope(data)) : undefined) ??
         (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId, (data as { shop?: string } | undefined)?.shop) : undefined);
       return link ? { shop: link.shop, orderId: link.orderId } : undefined;
     });
@@ -222,4 +223,10 @@ async function webhookJobOrder(
   } catch {
     return undefined;
   }
+}
+
+/** A print-event job's token scope (its store, or the operator's account): a failed postback is shown on that scope's order. */
+function printIdScope(data: unknown): PrintIdScope {
+  const shop = (data as { shop?: unknown } | undefined)?.shop;
+  return typeof shop === 'string' ? { shop } : 'env-account';
 }

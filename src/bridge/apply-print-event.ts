@@ -156,15 +156,15 @@ export async function shopOfPrintEvent(store: OrderStore, event: PrintEvent, sco
   return (await findLink(store, event, scope))?.shop;
 }
 
-/** sourceOrderIds are claimed per print account: `scope` (the token's store) says which claims the event can reach. */
 /** Whether a postback of `scope`'s token may act on the order: its store's own, or (operator-wide) one on the env account. */
 function withinScope(link: OrderLink, scope: string | undefined): boolean {
   return scope ? link.shop === scope : (link.printAccount ?? 'env') === 'env';
 }
 
+/** sourceOrderIds are claimed per print account: `scope` (the token's store) says which claims the event can reach. */
 async function findLink(store: OrderStore, event: PrintEvent, scope: string | undefined): Promise<OrderLink | undefined> {
   if (event.printOrderId) {
-    const byPrint = await store.findByPrintOrderId(event.printOrderId, (link) => withinScope(link, scope));
+    const byPrint = await store.findByPrintOrderId(event.printOrderId, scope ? { shop: scope } : 'env-account');
     // Only another store's order has this print id: the event's sourceOrderId may still name one of the token's own.
     if (byPrint && !withinScope(byPrint, scope) && event.sourceOrderId) return (await store.findBySourceOrderId(event.sourceOrderId, scope)) ?? byPrint;
     if (byPrint) return byPrint;

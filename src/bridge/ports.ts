@@ -63,6 +63,9 @@ export interface ShopifyEffects extends StatusShowing, ShopOrders {
  * Which orders a store has. A webhook's HMAC covers its body, not the shop header: a genuine body of one store re-sent
  * with another store's domain is refused by asking that store's Admin API before anything reaches the printer.
  */
+/** Whose orders a print-id lookup prefers: one store's, or those sent with the operator's account. */
+export type PrintIdScope = { shop: string } | 'env-account';
+
 export interface ShopOrders {
   /** Null when the shop has no such order; throws the Admin API's typed (retryable) errors. */
   orderInShop(shop: string, orderId: string): Promise<{ createdAt: string } | null>;
@@ -195,11 +198,12 @@ export interface OrderStore {
   /** The order a sourceOrderId was claimed for, among the claims `scope` (a shop) may reach; none: the operator's account. */
   findBySourceOrderId(sourceOrderId: string, scope?: string): Promise<OrderLink | undefined>;
   /**
-   * The order sent under this print `_id`, the oldest first; with `prefer`, the oldest it accepts when there is one.
-   * Print ids are the services' own: two stores on two accounts (one a service of the store's choosing) may hold the
-   * same one, and a postback must reach the order its token may act on, not be refused for another store's.
+   * The order sent under this print `_id`, the oldest first; with `scope`, the oldest of that scope's when it has one
+   * (a store's own, or `env-account`: those sent with the operator's account). Print ids are the services' own: two
+   * stores on two accounts (one a service of the store's choosing) may hold the same one, and a postback must reach
+   * the order its token may act on, not be refused for another store's, however many others share the id.
    */
-  findByPrintOrderId(printOrderId: string, prefer?: (link: OrderLink) => boolean): Promise<OrderLink | undefined>;
+  findByPrintOrderId(printOrderId: string, scope?: PrintIdScope): Promise<OrderLink | undefined>;
   indexPrintOrderId(link: OrderLink): Promise<void>;
   listOfShop(shop: string, options?: { status?: OrderStatus; offset?: number; limit?: number }): Promise<{ total: number; links: OrderLink[] }>;
   /** Orders in `status` since before `beforeMs`, oldest first. */

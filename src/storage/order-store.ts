@@ -6,7 +6,7 @@ import { blankOrder, claimNamespace, ENV_NAMESPACE, type HistoryEntry, type Muta
 import { DataRequests } from './data-requests.js';
 import { OrderLeases } from './order-leases.js';
 import type { WebhookClaim } from '../shopify/webhook-intake.js';
-import type { OrderStore } from '../bridge/ports.js';
+import type { OrderStore, PrintIdScope } from '../bridge/ports.js';
 import type { OrderStatus } from '../orders/status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
 import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
@@ -190,10 +190,14 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     return this.claims.find(sourceOrderId, scope);
   }
 
-  async findByPrintOrderId(printOrderId: string, prefer?: (link: OrderLink) => boolean): Promise<OrderLink | undefined> {
-    const rows = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} ORDER BY created_at LIMIT 20`);
-    const links = rows.map((r) => r.data);
-    return (prefer && links.find(prefer)) ?? links[0];
+  async findByPrintOrderId(printOrderId: string, scope?: PrintIdScope): Promise<OrderLink | undefined> {
+    if (scope) {
+      const within = scope === 'env-account' ? sql`coalesce(data->>'printAccount', 'env') = 'env'` : sql`shop = ${scope.shop}`;
+      const [own] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} AND ${within} ORDER BY created_at LIMIT 1`);
+      if (own) return own.data;
+    }
+    const [row] = await this.rows<{ data: OrderLink }>(sql`SELECT data FROM orders WHERE print_order_id = ${printOrderId} ORDER BY created_at LIMIT 1`);
+    return row?.data;
   }
 
   /** Kept for callers of the Redis store: the print `_id` is a column of the order, indexed by every write. */

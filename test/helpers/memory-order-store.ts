@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OrderStore, WebhookBodiesPort } from '../../src/bridge/ports.js';
+import type { OrderStore, PrintIdScope, WebhookBodiesPort } from '../../src/bridge/ports.js';
 import { blankOrder, claimNamespace, ENV_NAMESPACE, normaliseTime, type HistoryEntry, type Mutation, type OrderLink } from '../../src/orders/model.js';
 import type { OrderStatus } from '../../src/orders/status.js';
 import { orderIdOf } from '../../src/storage/webhook-bodies.js';
@@ -109,9 +109,10 @@ export class MemoryOrderStore implements OrderStore {
     return undefined;
   }
 
-  async findByPrintOrderId(printOrderId: string, prefer?: (link: OrderLink) => boolean): Promise<OrderLink | undefined> {
+  async findByPrintOrderId(printOrderId: string, scope?: PrintIdScope): Promise<OrderLink | undefined> {
     const all = [...this.links.values()].filter((l) => l.printOrderId === printOrderId).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    const found = (prefer && all.find(prefer)) ?? all[0];
+    const within = (l: OrderLink) => (scope === 'env-account' ? (l.printAccount ?? 'env') === 'env' : l.shop === scope?.shop);
+    const found = (scope && all.find(within)) ?? all[0];
     return found ? structuredClone(found) : undefined;
   }
 

@@ -202,6 +202,24 @@ describe.each(['postgres', 'pglite'] as const)('PostgresOrderStore on %s', (engi
     expect(await store.findByPrintOrderId('0'.repeat(24))).toBeUndefined();
   });
 
+  it("finds a print _id within a scope however many other stores' orders carry it first (review)", async () => {
+    const shared = 'c'.repeat(24);
+    let clock = new Date('2026-02-01T00:00:00Z');
+    const timed = new PostgresOrderStore({ database, redis, prefix, clock: () => clock });
+    for (let i = 0; i < 25; i++) {
+      clock = new Date(clock.getTime() + 1_000);
+      const other = `other-${i}.myshopify.com`;
+      await timed.update(other, 'gid://shopify/Order/40', () => ({ link: { ...timed.blank(other, 'gid://shopify/Order/40'), printOrderId: shared, printAccount: 'own' } }));
+    }
+    clock = new Date(clock.getTime() + 1_000);
+    await timed.update(SHOP, 'gid://shopify/Order/41', () => ({ link: { ...timed.blank(SHOP, 'gid://shopify/Order/41'), printOrderId: shared } }));
+    expect((await timed.findByPrintOrderId(shared, { shop: SHOP }))?.shop).toBe(SHOP);
+    expect((await timed.findByPrintOrderId(shared, 'env-account'))?.shop).toBe(SHOP);
+    // Without a scope, or when the scope has none: the oldest.
+    expect((await timed.findByPrintOrderId(shared))?.shop).toBe('other-0.myshopify.com');
+    expect((await timed.findByPrintOrderId(shared, { shop: 'nobody.myshopify.com' }))?.shop).toBe('other-0.myshopify.com');
+  });
+
   it('searches by store, status, time and name, sourceOrderId or print _id, a page at a time with a cursor', async () => {
     const shop = 'search.myshopify.com';
     let clock = new Date('2026-01-01T00:00:00Z');
