@@ -27,7 +27,7 @@ export interface WebDeps {
   };
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
   mount?: (app: Express) => void;
-  /** METRICS_TOKEN: `GET /metrics` on this port needs it as a bearer token; without it /metrics answers this machine only. */
+  /** METRICS_TOKEN: `GET /metrics` on this port needs it as a bearer token; without it /metrics is not served here. */
   metricsToken?: string;
   /** TRUST_PROXY: how many proxy hops' X-Forwarded-* headers are believed (0: none; the peer address is the client). */
   trustProxy?: number;
@@ -107,10 +107,10 @@ export function createWebApp(deps: WebDeps): Express {
   });
 
   if (deps.metrics) {
-    // Metrics name shops and reveal volumes. With METRICS_TOKEN set they need it as a bearer token; without one they
-    // are served to this machine only (a scrape from localhost, not through a proxy), so DESIGN's `GET /metrics`
-    // answers out of the box without publishing them. METRICS_PORT serves them on a private address instead
-    // (operations.md).
+    // Metrics name shops and reveal volumes: on the public port they need METRICS_TOKEN as a bearer token. Without one
+    // they are not served here, and the answer says what to set. (Serving loopback requests only was tried: a proxy on
+    // the same host that adds no forwarding header makes every client local.) METRICS_PORT serves them on a private
+    // address instead (operations.md).
     const metrics = deps.metrics;
     const expected = deps.metricsToken ? digest(deps.metricsToken) : undefined;
     app.get('/metrics', async (req, res) => {
@@ -120,8 +120,8 @@ export function createWebApp(deps: WebDeps): Express {
           res.set('www-authenticate', 'Bearer realm="print-bridge metrics"').status(401).json({ ok: false, error: 'metrics need the METRICS_TOKEN bearer token' });
           return;
         }
-      } else if (!isDirectLocalRequest(req)) {
-        res.status(403).json({ ok: false, error: 'metrics are served to this machine only; set METRICS_TOKEN to scrape them from elsewhere with a bearer token, or METRICS_PORT' });
+      } else {
+        res.status(404).json({ ok: false, error: 'metrics are not served on this port: set METRICS_TOKEN (then scrape with it as a bearer token), or METRICS_PORT for a private address' });
         return;
       }
       const { contentType, body } = await metrics.render();
@@ -156,11 +156,4 @@ function digest(value: string): Buffer {
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
-}
-
-/** A request from this machine's loopback that no proxy forwarded (a proxy on the same host would make any client local). */
-function isDirectLocalRequest(req: Request): boolean {
-  const from = req.socket.remoteAddress ?? '';
-  const loopback = from === '::1' || /^(::ffff:)?127\./.test(from);
-  return loopback && !req.get('forwarded') && !req.get('x-forwarded-for') && !req.get('x-real-ip');
 }
