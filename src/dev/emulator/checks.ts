@@ -13,7 +13,7 @@ export interface CheckResult {
 }
 
 export function checkOrder(input: unknown, account: EmulatorAccount, profile: SchemaProfile): CheckResult {
-  const parsed = parseOrder(input, profile);
+  const parsed = parseUnder(input, profile);
   const problems: SchemaProblem[] = parsed.ok ? [] : [...parsed.problems];
   if (!isPlainObject(input)) return { problems };
   const destinationName = isPlainObject(input.destination) ? input.destination.name : undefined;
@@ -64,4 +64,16 @@ export function checkOrder(input: unknown, account: EmulatorAccount, profile: Sc
   }
 
   return parsed.ok && problems.length === 0 ? { problems, order: parsed.order } : { problems };
+}
+
+/**
+ * `lenient` (the emulator's default) takes what either form of the interface takes: the earliest form's minimum order,
+ * and the later form's orders print-bridge sends, which may leave out the return address's postcode the earliest form
+ * wants. `strict` takes the later form only.
+ */
+function parseUnder(input: unknown, profile: SchemaProfile): ReturnType<typeof parseOrder> {
+  const parsed = parseOrder(input, profile);
+  if (parsed.ok || profile === 'strict') return parsed;
+  const later = parseOrder(input, 'strict');
+  return later.ok ? later : parsed;
 }
