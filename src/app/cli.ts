@@ -8,7 +8,7 @@ import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { createQueues, enqueueReexamine } from '../queue/queues.js';
 import { createRedis } from '../redis.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
-import { ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
+import { ShopifyUnauthorizedError, ShopifyUnavailableError } from '../shopify/admin/errors.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopifyAdminClients } from '../adapters/shopify-effects.js';
 import { openAppDatabase } from '../db/open.js';
@@ -125,9 +125,13 @@ export function registerAppCommands(program: Command, options: { prepareDevelopm
         try {
           await new ShopifyAdminClients(shopify, undefined, configureAdminApiOrigin(config)).forToken(shop, opts.token.trim()).checkAccess();
         } catch (error) {
-          // Refused (401/403) is about the token; anything else (no answer, 5xx) is Shopify not reachable, worth retrying.
+          // Refused (401/403) is about the token; no answer (5xx, 429, the network) is worth trying again; any other
+          // answer (404 for a store that does not exist, 402/423 for a frozen or locked one) is about the store.
           if (error instanceof ShopifyUnauthorizedError) throw new CliError(`Shopify refused the token for ${shop}; nothing was stored: ${error.message}`);
-          throw new CliError(`Could not check the token for ${shop} with Shopify; nothing was stored. Try again, or skip the check with --no-check: ${(error as Error).message}`);
+          if (error instanceof ShopifyUnavailableError) {
+            throw new CliError(`Could not reach Shopify to check the token for ${shop}; nothing was stored. Try again, or skip the check with --no-check: ${error.message}`);
+          }
+          throw new CliError(`Shopify did not accept the check of ${shop} (is the store's domain right?); nothing was stored: ${(error as Error).message}`);
         }
       }
       if (!config.ENCRYPTION_KEY?.length) throw new CliError('ENCRYPTION_KEY is not set: the token would be stored in clear. Make a key with: openssl rand -base64 32');

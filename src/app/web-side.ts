@@ -198,11 +198,12 @@ function mountRoutes(express: Express, built: AppDependencies, options: RuntimeO
  */
 function describeMappings(registry: MappingRegistry): string {
   const problems = registry.problems();
-  const shown = problems.slice(0, 3).map((p) =>
-    formatFileProblem({ ...p, file: basename(p.file) })
-      .replace(/(?:\/[^\s/:;]+)+\/([^\s/:;]+)/g, '$1')
-      .replace(/[a-z0-9][a-z0-9-]*\.myshopify\.com/gi, 'a store'),
-  );
+  // Every file the registry knows, longest path first, each replaced by its own name wherever a message names it (a
+  // conflict names the other file): exact, whatever characters the operator's paths hold.
+  const paths = [...new Set([...problems.map((p) => p.file), ...registry.mappings().map((m) => m.file)])].filter((f) => f.includes('/'));
+  paths.sort((a, b) => b.length - a.length);
+  const withoutPaths = (text: string) => paths.reduce((t, path) => t.split(path).join(basename(path)), text);
+  const shown = problems.slice(0, 3).map((p) => withoutPaths(formatFileProblem(p)).replace(/[a-z0-9][a-z0-9-]*\.myshopify\.com/gi, 'a store'));
   const more = problems.length > shown.length ? ` (+${problems.length - shown.length} more)` : '';
   return `${registry.mappings().length} file(s) in use, ${problems.length} problem(s)${shown.length ? `: ${shown.join('; ')}${more}` : ''}`;
 }

@@ -84,8 +84,14 @@ describe('print-bridge shops add', () => {
       standIn.failNext(50, 503, { shop: 'checked-store.myshopify.com' });
       const unreachable = await runCliInProcess(['shops', 'add', 'checked-store', '--token', 'shpat_other'], env);
       expect(unreachable.code).toBe(1);
-      expect(unreachable.stderr).toContain('Could not check the token for checked-store.myshopify.com with Shopify; nothing was stored. Try again');
+      expect(unreachable.stderr).toContain('Could not reach Shopify to check the token for checked-store.myshopify.com; nothing was stored. Try again');
       expect(unreachable.stderr).not.toContain('refused');
+      // A store Shopify does not know (a mistyped domain): no "try again" (review).
+      standIn.failNext(1, 404, { shop: 'typo-store.myshopify.com' });
+      const typo = await runCliInProcess(['shops', 'add', 'typo-store', '--token', 'shpat_x'], env);
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toContain("Shopify did not accept the check of typo-store.myshopify.com (is the store's domain right?)");
+      expect(typo.stderr).not.toContain('Try again');
       const shopify = createShopifyApi({ apiKey: 'k', apiSecret: 'cmd-secret', appUrl: 'https://x.example.com', scopes: [], apiVersion: '2026-01' });
       const sessions = new ShopSessions(shopify, database, [CMD_KEY]);
         expect(await sessions.accessToken('checked-store.myshopify.com')).toBe('shpat_right');
