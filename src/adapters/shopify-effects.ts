@@ -123,25 +123,6 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
         throw error;
       }
     },
-    async grantedScopes(shop) {
-      try {
-        return await (await clients.forShop(shop)).grantedScopes();
-      } catch (error) {
-        if (isNoAccess(error)) return null;
-        throw error;
-      }
-    },
-    async hasAccess(shop) {
-      try {
-        await (await clients.forShop(shop)).checkAccess();
-        return true;
-      } catch (error) {
-        // 403 is a token Shopify knows that lacks a scope: the app is installed.
-        if (error instanceof ShopifyUnauthorizedError && error.status === 403) return true;
-        if (isNoAccess(error)) return false;
-        throw error;
-      }
-    },
     async orderShows(shop, orderId) {
       return (await clients.forShop(shop)).orderShows(orderId);
     },

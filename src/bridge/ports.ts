@@ -70,19 +70,10 @@ export interface ShopOrders {
   /** Null when the shop has no such order; throws the Admin API's typed (retryable) errors. */
   orderInShop(shop: string, orderId: string): Promise<{ createdAt: string } | null>;
   /**
-   * Whether the app is installed in the store now: its stored token works at Shopify. False when none is stored,
-   * Shopify refuses it (401) or refuses its refresh; throws the Admin API's retryable errors when Shopify cannot say.
-   * The headers of `app/uninstalled` and `shop/redact` are not signed and their bodies are constant for a store, so
-   * one delivery re-sent later (after a re-install) would act on a live store: they act only when this is false.
-   */
-  hasAccess(shop: string): Promise<boolean>;
-  /**
    * Whether Shopify shows the order cancelled; null when it cannot say: the shop has no such order (or no longer shows
    * it to the app), or the app has no working token there. Throws the Admin API's retryable errors.
    */
   orderCancelled(shop: string, orderId: string): Promise<boolean | null>;
-  /** The scopes the app holds on the store, read with its own token; null when it has no working token there. */
-  grantedScopes(shop: string): Promise<string[] | null>;
 }
 
 /**

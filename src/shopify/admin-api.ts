@@ -20,7 +20,7 @@ import {
   rejectFulfillmentRequest,
 } from './admin/fulfillment-service.js';
 import { createFulfillment, getFulfillmentOrderOrder, getOrderForFulfillment, updateFulfillmentTracking } from './admin/fulfillments.js';
-import { checkAccess, getOrderAsWebhookBody, grantedScopes, latestOrders, listRecentOrders, orderCancelled, orderInShop, type RecentOrder } from './admin/order-reads.js';
+import { checkAccess, getOrderAsWebhookBody, latestOrders, listRecentOrders, orderCancelled, orderInShop, type RecentOrder } from './admin/order-reads.js';
 import { appendOrderNote, orderShows, showStatus } from './admin/order-status.js';
 import { AdminRequests } from './admin/request.js';
 
@@ -90,10 +90,6 @@ export class ShopifyAdminApi extends AdminRequests {
     return checkAccess(this);
   }
 
-  /** The scopes the app holds on this shop now. */
-  grantedScopes(): Promise<string[]> {
-    return grantedScopes(this);
-  }
 
   /** An order in its webhook body's shape (lost-order recovery); undefined when the shop has no such order. */
   getOrderAsWebhookBody(orderGid: string): Promise<string | undefined> {

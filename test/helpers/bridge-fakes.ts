@@ -28,20 +28,10 @@ export class FakeShopify implements ShopifyEffects {
   notInShop = new Set<string>();
   /** How many times the store was asked whether it has an order. */
   inShopReads = 0;
-  /** Stores whose app is installed (their token works); the rest answer as uninstalled. */
-  installed = new Set<string>();
   /** Orders Shopify shows cancelled. */
   cancelledInShop = new Set<string>();
   async orderCancelled(_shop: string, orderId: string): Promise<boolean | null> {
     return this.notInShop.has(orderId) ? null : this.cancelledInShop.has(orderId);
-  }
-  /** What each store grants the app (read by app/scopes_update). */
-  scopes = new Map<string, string[]>();
-  async grantedScopes(shop: string): Promise<string[] | null> {
-    return this.scopes.get(shop) ?? null;
-  }
-  async hasAccess(shop: string): Promise<boolean> {
-    return this.installed.has(shop);
   }
   async orderInShop(_shop: string, orderId: string): Promise<{ createdAt: string } | null> {
     this.inShopReads += 1;

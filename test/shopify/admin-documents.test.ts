@@ -35,7 +35,6 @@ const OPERATIONS = [
   'appendOrderNote (read)',
   'appendOrderNote (write)',
   'checkAccess',
-  'grantedScopes',
   'getOrderAsWebhookBody',
   'getOrderAsWebhookBody (next page of line items)',
   'listRecentOrders',
@@ -103,7 +102,6 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     };
 
     await run('checkAccess', () => api.checkAccess());
-    await run('grantedScopes', async () => expect((await api.grantedScopes()).length).toBeGreaterThan(0));
     await run('orderInShop', () => api.orderInShop(ORDER_GID));
     await run('orderCancelled', async () => expect(await api.orderCancelled(ORDER_GID)).toBe(false));
     // The process's order checks asked together (issue 27): one nodes(ids:) request for the orders checked in one turn.
@@ -204,7 +202,6 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeFulfillmentServiceDelete",
         "PrintBridgeFulfillmentServices",
         "PrintBridgeFulfillmentTrackingInfoUpdate",
-        "PrintBridgeGrantedScopes",
         "PrintBridgeLatestOrders",
         "PrintBridgeOrderCancelled",
         "PrintBridgeOrderForFulfillment",

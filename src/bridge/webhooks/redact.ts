@@ -12,13 +12,6 @@ export async function redact(deps: BridgeDeps, job: WebhookJob): Promise<Webhook
   const bodies = deps.store.webhookBodies();
   const unreadable = deps.store.unreadablePostbacks();
   if (job.topic === 'shop/redact') {
-    // Shopify sends it 48 hours after an uninstall, and its body (the shop) is the same every time: a delivery re-sent
-    // while the app is installed (again) would wipe a live store's orders and print set-up. Shopify revoked the token
-    // at the uninstall; one that still works means the store uses the app.
-    if (await deps.shopify.hasAccess(job.shop)) {
-      deps.logger.warn({ shop: job.shop }, "shop/redact while the store still accepts the app's token; ignored");
-      return { kind: 'rejected', reason: `shop/redact for ${job.shop}, but the app's access token still works there: the app is installed; nothing was deleted` };
-    }
     const ids = await deps.store.orderIdsOfShop(job.shop);
     const references: string[] = [];
     for (const orderId of ids) {

@@ -111,23 +111,6 @@ export async function ordersInShop(api: AdminRequests, orderGids: readonly strin
   return batchAnswers(orderGids, found, nodeErrors);
 }
 
-const GRANTED_SCOPES = /* GraphQL */ `
-  query PrintBridgeGrantedScopes {
-    currentAppInstallation {
-      accessScopes {
-        handle
-      }
-    }
-  }
-`;
-const grantedScopesSchema = z.object({ currentAppInstallation: z.object({ accessScopes: z.array(z.object({ handle: z.string() })) }) });
-
-/** The scopes the app holds on the shop now, as Shopify answers them to the app's own token. */
-export async function grantedScopes(api: AdminRequests): Promise<string[]> {
-  const data = await api.call('grantedScopes', GRANTED_SCOPES, {}, grantedScopesSchema, true);
-  return data.currentAppInstallation.accessScopes.map((s) => s.handle);
-}
-
 /**
  * One cheap read that the app's work needs (orders, which read_orders grants): it fails with Shopify's answer when
  * the token is wrong, revoked, or lacks the scope.
