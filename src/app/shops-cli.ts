@@ -154,8 +154,8 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
       } catch (error) {
         throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
-      // Checked before anything is opened: problems come out as `FILE:LINE:COL message` lines on stdout, as mappings
-      // check writes them (an editor's problem matcher reads them), and the summary on stderr.
+      // Checked before anything is opened: problems come out as `FILE:LINE:COL message` lines, each whole on a line of
+      // its own (an editor's problem matcher reads them), then the summary.
       const checked = loadStoreMapping(yaml, shop);
       if (!checked.ok) refuseWithProblems(file, checked.problems);
       await withSetup(async ({ setup }) => {
@@ -252,8 +252,11 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
 }
 
-/** A mapping file refused: each problem a `FILE:LINE:COL message` line on stdout, then exit 1 saying nothing was stored. */
+/**
+ * A mapping file refused: each problem a `FILE:LINE:COL message` line of its own on stderr (where a refused push has
+ * always said why; the first used to carry the `print-bridge: ` prefix), then exit 1 saying nothing was stored.
+ */
 function refuseWithProblems(file: string, problems: readonly Omit<FileProblem, 'file'>[]): never {
-  for (const p of problems) process.stdout.write(`${formatFileProblem({ ...p, file })}\n`);
+  for (const p of problems) process.stderr.write(`${formatFileProblem({ ...p, file })}\n`);
   throw new CliError(`${problems.length} problem(s) in ${file}; nothing was stored`);
 }

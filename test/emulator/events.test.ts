@@ -179,7 +179,7 @@ describe('submission errors', () => {
       [brandAOrder('S-2', (o) => (o.orderData.items[0]!.sku = 'MUG')), ['orderData.items[0].sku: SKU "MUG" is not set up in destination "printer-a"']],
       [brandAOrder('S-3', (o) => (o.orderData.items[0]!.shipmentIndex = 2)), ['orderData.items[0].shipmentIndex: must be an index into shipments (0 to 0), got 2']],
       [brandAOrder('S-4', (o) => (o.orderData.shipments[0]!.carrier = { alias: 'pigeon' })), ['orderData.shipments[0].carrier.alias: carrier alias "pigeon" is not set up for brand-a (set up: express)']],
-      [brandAOrder('S-5', (o) => delete (o.orderData.shipments[0]!.shipTo as { town?: unknown }).town), ['orderData.shipments[0].shipTo.town: required']],
+      [brandAOrder('S-5', (o) => delete (o.orderData.shipments[0] as { returnAddress?: unknown }).returnAddress), ['orderData.shipments[0].returnAddress: required']],
     ];
     for (const [order, errors] of cases) {
       const body = await submissionError(order);

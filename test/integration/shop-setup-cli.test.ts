@@ -110,8 +110,8 @@ describe('print-bridge mappings push, versions and rollback', () => {
     writeFileSync(bad, testMapping().replace('shops: ["*"]', 'shops: ["someone-else.myshopify.com"]'));
     const refused = await runCliInProcess(['mappings', 'push', bad, '--shop', SHOP], env());
     expect(refused.code).toBe(1);
-    // As mappings check writes them: each problem a line of its own on stdout, starting with FILE:LINE:COL.
-    expect(refused.stdout).toMatch(new RegExp(`^${bad.replace(/[.]/g, '\\.')}:1:\\d+ this mapping is cli-store\\.myshopify\\.com's own`, 'm'));
+    // Each problem a line of its own, starting with FILE:LINE:COL (no prefix before the first).
+    expect(refused.stderr).toMatch(new RegExp(`^${bad.replace(/[.]/g, '\\.')}:1:\\d+ this mapping is cli-store\\.myshopify\\.com's own`, 'm'));
     expect(refused.stderr).toMatch(/problem\(s\) in .*; nothing was stored/);
 
     const first = join(dir, 'first.yaml');

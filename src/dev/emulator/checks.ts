@@ -67,9 +67,9 @@ export function checkOrder(input: unknown, account: EmulatorAccount, profile: Sc
 }
 
 /**
- * `lenient` (the emulator's default) takes what either form of the interface takes: the earliest form's minimum order,
- * and the later form's orders print-bridge sends, which may leave out the return address's postcode the earliest form
- * wants. `strict` takes the later form only.
+ * `lenient` takes what either form of the interface takes: the earliest form's minimum order, and the later form's
+ * orders print-bridge sends, which may leave out the return address's postcode the earliest form wants. `strict` (the
+ * default) takes the later form only.
  */
 function parseUnder(input: unknown, profile: SchemaProfile): ReturnType<typeof parseOrder> {
   const parsed = parseOrder(input, profile);

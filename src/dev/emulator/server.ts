@@ -28,7 +28,7 @@ export interface DeliverySettings {
 }
 
 /** The schema profile orders are checked with unless `profile` says otherwise (docs/emulator.md). */
-export const DEFAULT_EMULATOR_PROFILE: SchemaProfile = 'lenient';
+export const DEFAULT_EMULATOR_PROFILE: SchemaProfile = 'strict';
 
 export const DEFAULT_DELIVERY: DeliverySettings = { maxAttempts: 5, baseDelayMs: 1000, maxDelayMs: 30_000, timeoutMs: 10_000 };
 
@@ -43,7 +43,7 @@ export interface EmulatorOptions {
   accounts?: readonly EmulatorAccount[];
   /** Parsed with parseTriggers / loadTriggersFile; default: none. */
   triggers?: readonly Trigger[];
-  /** Default lenient (DEFAULT_EMULATOR_PROFILE). */
+  /** Default strict (DEFAULT_EMULATOR_PROFILE). */
   profile?: SchemaProfile;
   fetch?: FetchMode;
   fetchTimeoutMs?: number;
@@ -145,8 +145,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const baseUrl = `http://${urlHost(host)}:${actualPort}`;
   const ordersUrl = `http://${urlHost(host)}:${actualOrdersPort}`;
 
-  // Lenient unless asked: DESIGN section 8's minimum valid order is valid, as the service's own sample orders are
-  // (strict, the later forms' required fields, is `--profile strict`; print-bridge itself always sends strict orders).
+  // Strict unless asked: the later forms' fields, as print-bridge sends them. `--profile lenient` takes DESIGN section
+  // 8's minimum valid order and the service's own sample orders as well (docs/print-service-api.md).
   const profile = options.profile ?? DEFAULT_EMULATOR_PROFILE;
   const store = new EmulatorStore();
   const fetcher = createFileFetcher(options.fetch ?? 'simulated', options.fetchTimeoutMs ?? 10_000);
