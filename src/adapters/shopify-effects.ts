@@ -143,6 +143,6 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
 function isNoAccess(error: unknown): boolean {
   if (error instanceof ShopNotInstalledError || error instanceof ShopTokenRefreshError) return true;
   if (error instanceof ShopifyUnauthorizedError) return error.status === 401;
-  if (error instanceof ShopifyProtocolError) return /^HTTP (402|404|423)\b/.test(error.detail);
+  if (error instanceof ShopifyProtocolError) return error.httpStatus === 402 || error.httpStatus === 404 || error.httpStatus === 423;
   return false;
 }

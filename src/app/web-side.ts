@@ -1,7 +1,7 @@
-import { basename } from 'node:path';
-import type { PrintIdScope } from '../bridge/ports.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
+import type { PrintIdScope } from '../bridge/ports.js';
 import type { Express } from 'express';
 import { PostgresOrderStore } from '../storage/order-store.js';
 import { pingDatabase } from '../db/database.js';
@@ -190,7 +190,6 @@ function mountRoutes(express: Express, built: AppDependencies, options: RuntimeO
   );
 }
 
-/** Readiness detail for the mappings: how many files serve, and the first problems as `FILE:LINE:COL message`. */
 /**
  * The mapping check's line in `/readyz`, which anyone can read: the first problems as `FILE:LINE:COL message` with the
  * file's own name (not the server's path) and no store named (a conflict names the stores two files claim). The whole

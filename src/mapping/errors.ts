@@ -1,3 +1,5 @@
+import { describeLineItem, type NamedLineItem } from '../orders/shopify-order.js';
+
 /**
  * Problems the mapping engine reports. Two families: a mapping *file* that cannot be used (`FileProblem`, always with a
  * position so the merchant can go straight to it), and a Shopify *order* that a good mapping cannot turn into a print
@@ -40,12 +42,8 @@ export type MappingProblemKind =
   /** The assembled print order does not pass the print service's strict schema. */
   | 'schema';
 
-export interface LineItemRef {
-  /** Exact decimal id (from `admin_graphql_api_id` when the body has it). */
-  id: string;
-  sku: string | null;
-  title: string | null;
-}
+/** The line item a mapping problem belongs to (the order model's NamedLineItem). */
+export type LineItemRef = NamedLineItem;
 
 export interface MappingProblem {
   kind: MappingProblemKind;
@@ -65,9 +63,7 @@ export function mappingProblem(p: Omit<MappingProblem, 'retryable'>): MappingPro
 
 /** One line per problem, for logs, the command line and the admin page. */
 export function formatMappingProblem(p: MappingProblem): string {
-  const where = p.lineItem
-    ? `line item ${p.lineItem.id} (SKU ${p.lineItem.sku ? JSON.stringify(p.lineItem.sku) : 'none'}, ${JSON.stringify(p.lineItem.title ?? '')})`
-    : 'order';
+  const where = p.lineItem ? describeLineItem(p.lineItem) : 'order';
   const field = p.field ? ` ${p.field}:` : '';
   const rule = p.rule ? ` [${p.rule}]` : '';
   return `${where}${field} ${p.message}${rule}`;

@@ -68,11 +68,17 @@ export const orderFields = {
   order_number: z.union([z.number(), z.string()]).nullish(),
 };
 
-/** A line item as problems name it: its id ("?" when it has none), SKU and title, read from the raw body. */
+/** A line item as problems name it: its exact id ("?" when it has none), SKU and title. */
 export interface NamedLineItem {
+  /** Exact decimal id (from `admin_graphql_api_id` when the body has it). */
   id: string;
   sku: string | null;
   title: string | null;
+}
+
+/** `line item 123 (SKU "A5", "Poems")`: how every problem of a line item names it (mapping problems, unread bodies). */
+export function describeLineItem(line: NamedLineItem): string {
+  return `line item ${line.id} (SKU ${line.sku ? JSON.stringify(line.sku) : 'none'}, ${JSON.stringify(line.title ?? '')})`;
 }
 
 /**

@@ -90,7 +90,6 @@ export class ShopifyAdminApi extends AdminRequests {
     return checkAccess(this);
   }
 
-
   /** An order in its webhook body's shape (lost-order recovery); undefined when the shop has no such order. */
   getOrderAsWebhookBody(orderGid: string): Promise<string | undefined> {
     return getOrderAsWebhookBody(this, orderGid);

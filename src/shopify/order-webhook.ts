@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { addressFields, lineItemFields, lineItemOfIssue, orderFields, readOrderJson, shopifyId } from '../orders/shopify-order.js';
+import { addressFields, describeLineItem, lineItemFields, lineItemOfIssue, orderFields, readOrderJson, shopifyId } from '../orders/shopify-order.js';
 
 /**
  * The parts of an order webhook body (REST JSON) that the pipeline itself reads. The mapping engine receives the
@@ -64,7 +64,7 @@ export function parseOrderWebhook(rawBody: string): ParsedOrderWebhook {
 /** `line item ? (SKU none, "Plush Bundle") ` before an issue of a line item, named as mapping problems name it. */
 function lineItemWords(raw: unknown, path: readonly PropertyKey[]): string {
   const line = lineItemOfIssue(raw, path);
-  return line ? `line item ${line.id} (SKU ${line.sku === null ? 'none' : JSON.stringify(line.sku)}, ${JSON.stringify(line.title ?? '')}) ` : '';
+  return line ? `${describeLineItem(line)} ` : '';
 }
 
 /** A line item's gid, built from its id when the body has none (older API versions). */

@@ -114,14 +114,13 @@ export function createWebApp(deps: WebDeps): Express {
     const metrics = deps.metrics;
     const expected = deps.metricsToken ? digest(deps.metricsToken) : undefined;
     app.get('/metrics', async (req, res) => {
-      if (expected) {
-        const given = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
-        if (!timingSafeEqual(digest(given), expected)) {
-          res.set('www-authenticate', 'Bearer realm="print-bridge metrics"').status(401).json({ ok: false, error: 'metrics need the METRICS_TOKEN bearer token' });
-          return;
-        }
-      } else {
+      if (!expected) {
         res.status(404).json({ ok: false, error: 'metrics are not served on this port: set METRICS_TOKEN (then scrape with it as a bearer token), or METRICS_PORT for a private address' });
+        return;
+      }
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1] ?? '';
+      if (!timingSafeEqual(digest(given), expected)) {
+        res.set('www-authenticate', 'Bearer realm="print-bridge metrics"').status(401).json({ ok: false, error: 'metrics need the METRICS_TOKEN bearer token' });
         return;
       }
       const { contentType, body } = await metrics.render();

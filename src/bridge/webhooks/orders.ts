@@ -44,7 +44,9 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
   const cancelled = job.topic === 'orders/cancelled' || Boolean(order.cancelled_at);
   // Only Shopify's yes cancels an order whose body is open: no (not cancelled), and no answer either (an order Shopify
   // no longer shows the app, a store the app cannot reach), leave the printer alone.
-  if (cancelled && !order.cancelled_at && (await deps.shopify.orderCancelled(shop, orderId)) !== true) return cancellationNotShown(deps, shop, order, job);
+  if (job.topic === 'orders/cancelled' && !order.cancelled_at && (await deps.shopify.orderCancelled(shop, orderId)) !== true) {
+    return cancellationNotShown(deps, shop, order, job);
+  }
   if (cancelled) return requestCancellation(deps, shop, order, job.topic, before);
 
   const settings = deps.mapping.settingsFor(shop);

@@ -224,11 +224,6 @@ export const rootValue = {
     const list = [...ctx.store.ordersOf(ctx.shop).values()].filter(matches).sort(compareOrders(args.sortKey ?? 'ID'));
     return connection(list, args, orderView);
   },
-  // The app's installation on the shop: the scopes it holds (app/scopes_update is answered by reading them here).
-  currentAppInstallation: (_args: unknown, ctx: ResolverContext) => ({
-    id: 'gid://shopify/AppInstallation/1',
-    accessScopes: ctx.store.grantedScopes(ctx.shop).map((handle) => ({ handle, description: handle })),
-  }),
   fulfillmentOrder: (args: { id: string }, ctx: ResolverContext) => {
     const found = ctx.store.findFulfillmentOrder(ctx.shop, args.id);
     return found ? fulfillmentOrderView(found.order, found.fo) : null;

@@ -62,11 +62,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     store,
     faults,
     registerShop: (shop, token) => store.registerShop(shop, token),
-    configureApp: (app) => {
-      oauth.configure(app);
-      if (app.scopes) store.appScopes = app.scopes.split(',').map((s) => s.trim()).filter(Boolean);
-    },
-    setGrantedScopes: (shop, scopes) => store.setGrantedScopes(shop, scopes),
+    configureApp: (app) => oauth.configure(app),
     accessTokenOf: (shop) => store.accessTokenFor(shop),
     uninstallApp: (shop) => {
       // The shop stays known (401, not 404): only the app's tokens stop working.

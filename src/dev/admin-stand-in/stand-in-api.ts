@@ -46,8 +46,6 @@ export interface AdminStandIn {
    * re-install issues a new token (token exchange or `registerShop`).
    */
   uninstallApp(shop: string): void;
-  /** The merchant granted or revoked optional scopes: what `currentAppInstallation { accessScopes }` answers for the shop. */
-  setGrantedScopes(shop: string, scopes: readonly string[]): void;
   /** Token exchanges (of session tokens) answered with a token so far. */
   tokenExchanges(): number;
   /** Non-expiring offline tokens exchanged for expiring ones so far (Shopify's migration grant). */

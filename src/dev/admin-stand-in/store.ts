@@ -25,10 +25,6 @@ import {
 export class StandInStore implements RecordLookup {
   private readonly shops = new Map<string, Map<string, OrderRecord>>();
   private readonly tokens = new Map<string, string>();
-  /** Scopes a merchant granted a shop by hand (setGrantedScopes); the others have the app's configured scopes. */
-  private readonly granted = new Map<string, string[]>();
-  /** The app's scopes (configureApp), what a shop grants unless told otherwise. */
-  appScopes: string[] = ['read_orders', 'write_orders'];
   // Above 2^53 on purpose: every generated id exercises the exact-gid path of the client.
   private counter = 9_007_199_254_741_000n;
   /** The shops' locations and the app's fulfillment services (fulfillment-services.ts). */
@@ -51,15 +47,6 @@ export class StandInStore implements RecordLookup {
     if (!this.shops.has(domain)) this.shops.set(domain, new Map());
   }
 
-  /** The scopes the app holds on the shop (`currentAppInstallation { accessScopes }`). */
-  grantedScopes(shop: string): string[] {
-    return [...(this.granted.get(normalizeShop(shop)) ?? this.appScopes)];
-  }
-
-  setGrantedScopes(shop: string, scopes: readonly string[]): void {
-    this.granted.set(normalizeShop(shop), [...scopes]);
-  }
-
   accessTokenFor(shop: string): string | undefined {
     return this.tokens.get(normalizeShop(shop));
   }
@@ -74,7 +61,6 @@ export class StandInStore implements RecordLookup {
     if (options.shops) {
       this.shops.clear();
       this.tokens.clear();
-      this.granted.clear();
       return;
     }
     for (const orders of this.shops.values()) orders.clear();

@@ -132,14 +132,11 @@ export class ShopifyUnauthorizedError extends ShopifyAdminError {
  */
 export class ShopifyProtocolError extends ShopifyAdminError {
   readonly retryable = false;
-  constructor(
-    operation: string,
-    shop: string,
-    /** What was wrong with the answer (`HTTP 404 Not Found` for an HTTP status other than 401/403, 429 and 5xx). */
-    readonly detail: string,
-    options?: { cause?: unknown },
-  ) {
+  /** The HTTP status when Shopify answered one the other errors do not cover (404, 402, 423, ...). */
+  readonly httpStatus: number | undefined;
+  constructor(operation: string, shop: string, detail: string, options?: { cause?: unknown; httpStatus?: number }) {
     super(operation, shop, `Shopify's answer to ${operation} on ${shop} was not usable: ${detail}`, options);
+    this.httpStatus = options?.httpStatus;
   }
 }
 

@@ -30,7 +30,6 @@ const ORDER_IN_SHOP = /* GraphQL */ `
   }
 `;
 
-// Whether the shop has each of these orders, for the orders asked about together (OrderReadBatches): an object a point.
 const ORDER_CANCELLED = /* GraphQL */ `
   query PrintBridgeOrderCancelled($id: ID!) {
     order(id: $id) {
@@ -40,6 +39,7 @@ const ORDER_CANCELLED = /* GraphQL */ `
   }
 `;
 
+// Whether the shop has each of these orders, for the orders asked about together (OrderReadBatches): an object a point.
 const ORDERS_IN_SHOP = /* GraphQL */ `
   query PrintBridgeOrdersInShop($ids: [ID!]!) {
     nodes(ids: $ids) {

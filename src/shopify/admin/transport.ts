@@ -93,7 +93,7 @@ function translateError(error: unknown, operation: string, shop: string): Error 
       const retryAfter = retryAfterMs(error.response.retryAfter, error.response.headers);
       return new ShopifyUnavailableError(operation, shop, code, statusText || 'error answer', retryAfter, { cause: error });
     }
-    return new ShopifyProtocolError(operation, shop, `HTTP ${code} ${statusText}`, { cause: error });
+    return new ShopifyProtocolError(operation, shop, `HTTP ${code} ${statusText}`, { cause: error, httpStatus: code });
   }
   if (error instanceof HttpRequestError || error instanceof HttpMaxRetriesError) {
     return new ShopifyUnavailableError(operation, shop, undefined, error.message, undefined, { cause: error });
