@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseJsonLossless } from '../shopify/json.js';
+import { toGid } from '../shopify/gid.js';
 import type { ApplyPrintEventDeps, ApplyPrintEventOutcome } from './apply-print-event.js';
 import { fulfilWaitingShipments } from './fulfil-shipment.js';
 import type { OrderLink } from '../orders/model.js';
@@ -92,10 +93,6 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
   };
 }
 
-function toGid(kind: string, id: string): string | undefined {
-  if (new RegExp(`^gid://shopify/${kind}/\\d+$`).test(id)) return id;
-  return /^\d+$/.test(id) ? `gid://shopify/${kind}/${id}` : undefined;
-}
 
 export type FulfillmentOrderChangeOutcome =
   | { kind: 'unknown-fulfillment-order'; fulfillmentOrderId: string }

@@ -49,7 +49,6 @@ export function registerPrintApiCommands(program: Command, io: PrintApiCliIo = d
     .option('--no-check', 'skip the local schema check and send the document as it is')
     .action(async (file: string, opts: { profile: SchemaProfile; check: boolean }) => {
       const document = await readJsonFile(file);
-      let order = document as Parameters<typeof submitOrder>[1];
       if (opts.check) {
         const parsed = parseOrder(document, opts.profile);
         if (!parsed.ok) {
@@ -57,8 +56,11 @@ export function registerPrintApiCommands(program: Command, io: PrintApiCliIo = d
             `${file} is not a valid order (${opts.profile} profile); nothing was sent:\n${formatProblems(parsed.problems)}`,
           );
         }
-        order = parsed.order as typeof order;
       }
+      // The file is sent as it is, as validate sends it: the check only says whether it may go. The schema's parsed
+      // copy drops the fields it does not know (a production order's pspBranding, componentId, printType, …) and
+      // rewrites others (extraData: [] becomes {}), so what was validated would not be what was submitted.
+      const order = document as Parameters<typeof submitOrder>[1];
       await run(io, REQUIRED_FOR.printApi, async (client) => {
         const outcome = await submitOrder(client, order, {
           onAttemptFailed: ({ attempt, error, delayMs, willReconcile }) =>

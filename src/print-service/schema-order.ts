@@ -22,9 +22,10 @@ function objectOrEmptyArray<T extends z.ZodType>(schema: T) {
 const freeObject = objectOrEmptyArray(z.record(z.string(), z.unknown()));
 const nonNegativeInt = z.number().int('must be a whole number').min(0, 'must be 0 or more');
 const positiveInt = z.number().int('must be a whole number').min(1, 'must be 1 or more');
+// A date not in the form is one fault, said once: the calendar check runs only on what has the form.
 const shipByDate = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form yyyy-mm-dd')
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date in the form yyyy-mm-dd', abort: true })
   .refine((v) => {
     const d = new Date(`${v}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);

@@ -1,3 +1,5 @@
+import { isGid } from './gid.js';
+
 /**
  * Shopify's HMAC covers a webhook's body only: `X-Shopify-Topic` and `X-Shopify-Shop-Domain` are not signed. A
  * correctly signed body of one store, re-sent with another topic and another store's domain, must not act on that
@@ -11,8 +13,9 @@
  *   body and no other's: a `customers/data_request` body re-sent as `shop/redact` deleted a live store's orders and
  *   print set-up. `shop/redact` names the shop and nothing of the customer topics (no `customer`, no order list),
  *   and neither customer topic carries the other's keys;
- * - the fulfillment-order topics carry a `fulfillment_order` with a FulfillmentOrder gid (they name no shop; the
- *   worker only ever looks the fulfillment order up in the header's store, where another store's id finds nothing).
+ * - the fulfillment-order topics carry a `fulfillment_order` with a FulfillmentOrder gid (`fulfillment_orders/moved`:
+ *   an `original_fulfillment_order`, as Shopify sends it). They name no shop; the worker only ever looks the
+ *   fulfillment order up in the header's store, where another store's id finds nothing.
  */
 
 export type WebhookAgreement = { ok: true } | { ok: false; reason: string };
@@ -55,7 +58,7 @@ export function checkWebhookAgreement(topic: string, shop: string, body: unknown
     const hasId = (typeof id === 'number' && Number.isInteger(id) && id > 0) || (typeof id === 'string' && /^\d+$/.test(id));
     const gid = order.admin_graphql_api_id;
     if (!hasId || !Array.isArray(order.line_items)) return refuse(`a ${topic} webhook needs an order body (an id and line_items)`);
-    if (gid !== undefined && gid !== null && (typeof gid !== 'string' || !/^gid:\/\/shopify\/Order\/\d+$/.test(gid))) {
+    if (gid !== undefined && gid !== null && !isGid('Order', gid)) {
       return refuse(`a ${topic} webhook needs an order body (admin_graphql_api_id is not an Order gid)`);
     }
     if ('shop_domain' in order || 'myshopify_domain' in order || 'orders_to_redact' in order) {
@@ -81,9 +84,11 @@ export function checkWebhookAgreement(topic: string, shop: string, body: unknown
     return { ok: true };
   }
   if (topic.startsWith('fulfillment_orders/')) {
-    const fo = record.fulfillment_order as { id?: unknown } | undefined;
-    const ok = fo && typeof fo === 'object' && typeof fo.id === 'string' && /^gid:\/\/shopify\/FulfillmentOrder\/\d+$/.test(fo.id);
-    return ok ? { ok: true } : refuse(`a ${topic} webhook needs a fulfillment_order with a FulfillmentOrder gid`);
+    // Shopify's moved body names the fulfillment order that was moved `original_fulfillment_order` (beside
+    // `moved_fulfillment_order`, where its lines are now) and has no `fulfillment_order`; every other topic has one.
+    const key = topic === 'fulfillment_orders/moved' && !('fulfillment_order' in record) ? 'original_fulfillment_order' : 'fulfillment_order';
+    const fo = record[key] as { id?: unknown } | null | undefined;
+    return fo && typeof fo === 'object' && isGid('FulfillmentOrder', fo.id) ? { ok: true } : refuse(`a ${topic} webhook needs a ${key} with a FulfillmentOrder gid`);
   }
   return { ok: true };
 }

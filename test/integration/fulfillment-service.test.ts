@@ -72,6 +72,16 @@ describe('fulfillment-service mode (issue 25)', () => {
     expect((await h.runtime.shopSettings.get(SHOP)).fulfillment).toBe('service');
   });
 
+  it("Shopify's suffixed fulfillment service ids (FulfillmentService/…?id=true) are kept whole and read back", async () => {
+    // Shopify's answers write a fulfillment service's id with a query: the stand-in mints them so, and the app, which
+    // once refused them as "not usable", keeps the id exactly and finds its service by it again.
+    expect(serviceId).toMatch(/^gid:\/\/shopify\/FulfillmentService\/\d+\?id=true$/);
+    expect((await modeDeps.services.get(SHOP)).service?.id).toBe(serviceId);
+    const again = await chooseFulfillmentMode(modeDeps, SHOP, 'service');
+    expect(again.service?.id).toBe(serviceId);
+    expect(h.standIn.listFulfillmentServices(SHOP).map((s) => s.id)).toEqual([serviceId]);
+  });
+
   it('prints nothing before the request, then only the print location lines of a mixed cart, accepted once the printer has them', async () => {
     const body = await paidOrder([{ sku: 'PRINT-POSTER', quantity: 2 }, { sku: 'HAT-RED' }]);
     const orderId = body.admin_graphql_api_id;

@@ -199,4 +199,17 @@ describe('checkWebhookAgreement', () => {
     expect(checkWebhookAgreement('fulfillment_orders/hold_released', SHOP, { fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open' } }).ok).toBe(true);
     expect(checkWebhookAgreement('fulfillment_orders/hold_released', SHOP, order).ok).toBe(false);
   });
+
+  it("takes Shopify's real fulfillment_orders/moved body (original_fulfillment_order, no fulfillment_order), and only that topic's", () => {
+    const moved = {
+      original_fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/1', status: 'open', assigned_location_id: 'gid://shopify/Location/0' },
+      moved_fulfillment_order: { id: 'gid://shopify/FulfillmentOrder/2', status: 'open', assigned_location_id: 'gid://shopify/Location/1' },
+      destination_location_id: 'gid://shopify/Location/1',
+    };
+    expect(checkWebhookAgreement('fulfillment_orders/moved', SHOP, moved)).toEqual({ ok: true });
+    // The other fulfillment-order topics name their fulfillment order `fulfillment_order`; a moved body is not theirs.
+    expect(checkWebhookAgreement('fulfillment_orders/placed_on_hold', SHOP, moved).ok).toBe(false);
+    expect(checkWebhookAgreement('fulfillment_orders/moved', SHOP, { ...moved, original_fulfillment_order: { id: 'gid://shopify/Order/1' } }).ok).toBe(false);
+    expect(checkWebhookAgreement('fulfillment_orders/moved', SHOP, { ...moved, original_fulfillment_order: null }).ok).toBe(false);
+  });
 });

@@ -76,6 +76,35 @@ describe('print-bridge print-api', () => {
     expect(orders.requests.length).toBe(sent);
   });
 
+  it("submit sends the file as it is, not the schema's copy: a production order's extra fields and extraData: [] arrive unchanged", async () => {
+    // Fields a real Site Flow order carries that the schema does not name; the first version sent the schema's parsed
+    // copy, which dropped them and turned extraData: [] into {}.
+    const order = sampleOrder('acme-78') as unknown as { orderData: Record<string, unknown> & { items: Record<string, unknown>[] } };
+    order.orderData.email = 'orders@example.com';
+    order.orderData.pspBranding = true;
+    order.orderData.extraData = [];
+    Object.assign(order.orderData.items[0]!, { printType: 'digital', amount: 12.5, error: null });
+    Object.assign((order.orderData.items[0]!.components as Record<string, unknown>[])[0]!, { componentId: 'cover-77' });
+    const file = join(dir, 'production.json');
+    writeFileSync(file, JSON.stringify(order));
+    const sent = orders.requests.length;
+    const result = await runCliInProcess(['print-api', 'submit', file], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(orders.requests.length).toBe(sent + 1);
+    expect(JSON.parse(orders.requests.at(-1)!.body)).toEqual(order);
+  });
+
+  it('submit names a shipByDate not in the form yyyy-mm-dd once, one message for one fault', async () => {
+    const order = sampleOrder('acme-79') as unknown as { orderData: { shipments: Record<string, unknown>[] } };
+    order.orderData.shipments[0]!.shipByDate = '24/12/2026';
+    const file = join(dir, 'ship-by.json');
+    writeFileSync(file, JSON.stringify(order));
+    const result = await runCliInProcess(['print-api', 'submit', file], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.match(/shipByDate/g)).toHaveLength(1);
+    expect(result.stderr).toContain('orderData.shipments[0].shipByDate: must be a date in the form yyyy-mm-dd');
+  });
+
   it('prints the service error and exits 1 on an error answer', async () => {
     const result = await runCliInProcess(['print-api', 'by-source', 'missing'], env);
     expect(result.code).toBe(1);

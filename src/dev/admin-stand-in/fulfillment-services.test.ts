@@ -133,7 +133,7 @@ describe('fulfillment services', () => {
     expect(created.userErrors).toEqual([]);
     const service = created.fulfillmentService;
     expect(service).toMatchObject({ serviceName: 'Print Bridge', handle: 'print-bridge', callbackUrl, trackingSupport: true, inventoryManagement: false, location: { name: 'Print Bridge' } });
-    expect(service.id).toMatch(/^gid:\/\/shopify\/FulfillmentService\/\d+$/);
+    expect(service.id).toMatch(/^gid:\/\/shopify\/FulfillmentService\/\d+\?id=true$/);
     expect(service.location.id).toMatch(/^gid:\/\/shopify\/Location\/\d+$/);
 
     const again = (await data(CREATE_SERVICE, { name: 'Print Bridge', url: callbackUrl })).fulfillmentServiceCreate;

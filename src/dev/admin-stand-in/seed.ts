@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isGid } from '../../shopify/gid.js';
 import type { FulfillmentOrderRecord, LineItemRecord, OrderRecord } from './records.js';
 import { shopifyTimestamp } from './records.js';
 import { normalizeShop, type StandInStore } from './store.js';
@@ -174,7 +175,7 @@ export function seedOrder(store: StandInStore, shop: string, body: unknown, opti
  */
 function gidOf(kind: string, gid: string | undefined, id: string | number | undefined, where: string): string {
   if (gid !== undefined) {
-    if (!new RegExp(`^gid://shopify/${kind}/\\d+$`).test(gid)) {
+    if (!isGid(kind, gid)) {
       throw new SeedError(`${where}.admin_graphql_api_id must look like gid://shopify/${kind}/<digits>, got ${JSON.stringify(gid)}`);
     }
     return gid;

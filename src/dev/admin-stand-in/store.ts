@@ -22,6 +22,13 @@ import {
  * metafields (metafields.ts).
  */
 
+/**
+ * The query Shopify writes after the number of some types' ids, part of the id as every answer gives it: a fulfillment
+ * service is `gid://shopify/FulfillmentService/53834285194?id=true` in Shopify's own answers. Minted the same way here
+ * so that the app meets ids as Shopify writes them.
+ */
+const ID_QUERY: Readonly<Record<string, string>> = { FulfillmentService: '?id=true' };
+
 export class StandInStore implements RecordLookup {
   private readonly shops = new Map<string, Map<string, OrderRecord>>();
   private readonly tokens = new Map<string, string>();
@@ -38,7 +45,7 @@ export class StandInStore implements RecordLookup {
 
   nextGid(kind: string): string {
     this.counter += 1n;
-    return `gid://shopify/${kind}/${this.counter.toString()}`;
+    return `gid://shopify/${kind}/${this.counter.toString()}${ID_QUERY[kind] ?? ''}`;
   }
 
   registerShop(shop: string, accessToken: string): void {

@@ -7,6 +7,7 @@ import {
   ShopifyUserError,
   type ShopifyUserErrorDetail,
 } from './errors.js';
+import { gidPattern } from '../gid.js';
 import { ShopifyPacer, type CostReport } from './pacing.js';
 import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
 import type { StatusMetafieldBatches } from './order-status.js';
@@ -19,8 +20,8 @@ import type { StatusWriteBatches } from './status-write-batches.js';
  * boundary; failures are the typed errors of errors.ts.
  */
 
-export const gid = (kind: string) =>
-  z.string().regex(new RegExp(`^gid://shopify/${kind}/\\d+$`), `must be a gid://shopify/${kind}/<id>`);
+/** A gid of `kind` in an answer, with the query some types carry (`FulfillmentService/1?id=true`) kept as part of it. */
+export const gid = (kind: string) => z.string().regex(gidPattern(kind), `must be a gid://shopify/${kind}/<id>`);
 
 /*
  * Answer schemas are made once, at module level, never per call: zod 4 compiles a schema on its first parse, which costs
