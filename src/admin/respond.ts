@@ -39,8 +39,17 @@ export function createResponder(deps: { signer: SessionSigner; apiKey?: string; 
     res.set('Content-Security-Policy', `default-src 'none'; img-src 'self' data:; form-action 'self'; base-uri 'none'; ${scripts}; ${frames}`);
   }
 
-  function openFlash(value: unknown): Flash | undefined {
-    const text = signer.unseal('flash', typeof value === 'string' ? value : undefined);
+  /**
+   * A flash is sealed for the store it was said to (or the operator): a message, with an order name a store chose, in
+   * one store's redirect link would otherwise show as the app's own words on another store's page.
+   */
+  function flashPurpose(viewer: Viewer): string {
+    const shop = scopeOf(viewer);
+    return shop ? `flash:shop:${shop}` : 'flash:operator';
+  }
+
+  function openFlash(viewer: Viewer, value: unknown): Flash | undefined {
+    const text = signer.unseal(flashPurpose(viewer), typeof value === 'string' ? value : undefined);
     if (!text) return undefined;
     try {
       return flashSchema.parse(JSON.parse(text));
@@ -81,13 +90,13 @@ export function createResponder(deps: { signer: SessionSigner; apiKey?: string; 
     pageHeaders,
     refuse,
     render(req, res, viewer, page) {
-      const ctx = contextOf(viewer, openFlash(req.query.flash));
+      const ctx = contextOf(viewer, openFlash(viewer, req.query.flash));
       pageHeaders(res, scopeOf(viewer));
       sendHtml(res, 200, page(ctx));
     },
     redirect(res, viewer, path, flash, query = {}) {
       // Signed, so a crafted link cannot put words in the app's mouth.
-      const sealed = flash ? signer.seal('flash', JSON.stringify(flash), 60_000) : undefined;
+      const sealed = flash ? signer.seal(flashPurpose(viewer), JSON.stringify(flash), 60_000) : undefined;
       const location = linkFor(viewer, path, { ...query, flash: sealed });
       if (viewer.bearer) res.status(200).json({ location });
       else res.redirect(303, location);

@@ -27,6 +27,20 @@ export const templ = z
   .union([z.string(), z.number(), z.bigint()], { error: 'must be text (a constant or a Liquid template)' })
   .transform((v, ctx) => compileOrIssue(String(v), ctx));
 
+/**
+ * A tracking-URL template: the customer follows it from Shopify's shipping e-mail and order status page, and the
+ * merchant from print-bridge's pages, so it is a web address and nothing else. Its scheme is written out, not rendered
+ * (`https://…`, or `http://…`): no order's data can turn it into `javascript:`, `data:` or anything a browser runs.
+ */
+export const TRACKING_URL_START = /^https?:\/\/[^\s/{}]/i;
+const trackingUrl = z
+  .union([z.string(), z.number(), z.bigint()], { error: 'must be text (a constant or a Liquid template)' })
+  .refine((v) => TRACKING_URL_START.test(String(v).trimStart()), {
+    message: 'must be a web address starting with https:// (or http://) and a host, written out rather than rendered',
+    abort: true,
+  })
+  .transform((v, ctx) => compileOrIssue(String(v), ctx));
+
 /** A typed value: a constant of the type, or a template whose rendered text is converted (and checked) per order. */
 export type Typed<T> = { kind: 'value'; value: T } | { kind: 'template'; tmpl: Tmpl };
 
@@ -324,7 +338,7 @@ export const mappingFileSchema = z
     ignore: z.array(ignoreRuleSchema).default([]),
     unmapped: z.enum(['hold', 'skip']).default('hold'),
     tracking: z
-      .record(z.string(), z.object({ company: z.string().min(1), url: templ.optional() }).strict())
+      .record(z.string(), z.object({ company: z.string().min(1), url: trackingUrl.optional() }).strict())
       .optional(),
   })
   .strict();

@@ -24,5 +24,7 @@ export function trackingFor(mapping: MappingFile | LoadedMapping, carrierCode: s
   if (!entry) return { company: carrierCode };
   if (!entry.url) return { company: entry.company };
   const url = renderTemplate(entry.url, { trackingNumber: encodeURIComponent(trackingNumber), carrierCode });
-  return url.ok && url.value.trim() ? { company: entry.company, url: url.value.trim() } : { company: entry.company };
+  // Checked again as rendered (a file loaded before the rule, or a host written as a template): only a web address.
+  const rendered = url.ok ? url.value.trim() : '';
+  return rendered && /^https?:\/\/[^\s/]/i.test(rendered) ? { company: entry.company, url: rendered } : { company: entry.company };
 }

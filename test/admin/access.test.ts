@@ -11,6 +11,8 @@ import { ADMIN_TOKEN, AdminClient, csrfOf, orderTail, sessionToken } from './hel
 describe('admin access', () => {
   let h: Harness;
   const OTHER_SHOP = 'other-store.myshopify.com';
+  /** A link with a signed success message, made for SHOP's page by one of the tests. */
+  let flashLink = '';
   const held = orderBody([{ sku: 'MUG-1' }]);
   const otherHeld = orderBody([{ sku: 'MUG-2' }]);
   let heldPath: string;
@@ -170,9 +172,24 @@ describe('admin access', () => {
     expect(location).toMatch(new RegExp(`^${heldPath}\\?flash=[^&]+&shop=${SHOP.replaceAll('.', '\\.')}&embedded=1$`));
     const shown = await (await fetch(`${h.runtime.url}${location}&id_token=${token()}`)).text();
     expect(shown).toMatch(/<s-banner tone="(success|warning|critical)" id="flash">/);
+    flashLink = location;
     const preview = await bearer({ orderId: orderTail(held.admin_graphql_api_id) }, '/admin/mappings/preview');
     expect(preview.status).toBe(200);
     expect(await preview.text()).toContain('MUG-1');
+  });
+
+  it("the signed success message (the toast) shows only on the pages of the store it was said to", async () => {
+    // The signed success message is sealed for this store: the same link opened on another store's page shows nothing
+    // (it was shown there for 60 s, with an order name the first store chose, as the app's own words).
+    const flash = new URL(flashLink, h.runtime.url).searchParams.get('flash')!;
+    // (A third store: opening the other store's pages would connect it, which the next test needs it not to be.)
+    const third = 'third-store.myshopify.com';
+    const thirdToken = sessionToken(SHOPIFY_SECRET, { shop: third, apiKey: 'test-key' });
+    const elsewhere = await (await fetch(`${h.runtime.url}/admin?embedded=1&shop=${third}&flash=${encodeURIComponent(flash)}&id_token=${thirdToken}`)).text();
+    expect(elsewhere).toContain(third);
+    expect(elsewhere).not.toContain('id="flash"');
+    const operator = await (await AdminClient.login(h.runtime.url!)).page(`/admin?flash=${encodeURIComponent(flash)}`);
+    expect(operator).not.toContain('id="flash"');
   });
 
   it('offers an embedded viewer whose store the app cannot reach yet to connect it, and connects it on the next visit', async () => {

@@ -105,6 +105,16 @@ tracking:
     ]);
   });
 
+  it('refuses a javascript: (or any non-web) tracking URL when the mapping is saved', () => {
+    // The URL becomes a link on the merchant's pages and goes into the Shopify fulfillment the customer sees.
+    for (const url of ['javascript:alert(document.domain)//{{ trackingNumber }}', ' JavaScript:alert(1)', 'data:text/html,x', '{{ trackingNumber }}', '//evil.example/{{ trackingNumber }}', 'https://{{ carrierCode }}.example/x']) {
+      expect(problemsOf(withBase(`tracking:\n  dpd: { company: DPD, url: ${JSON.stringify(url)} }\n`)), url).toEqual([
+        expect.stringMatching(/^m\.yaml:\d+:\d+ tracking\.dpd\.url: must be a web address starting with https:\/\/ \(or http:\/\/\) and a host, written out rather than rendered$/),
+      ]);
+    }
+    expect(loadMappingText(withBase('tracking:\n  dpd: { company: DPD, url: "HTTPS://track.example/{{ trackingNumber }}" }\n'), 'm.yaml').ok).toBe(true);
+  });
+
   it('reports YAML syntax errors and duplicate keys with positions', () => {
     expect(problemsOf('shops: ["*"\ndestination: x\n')[0]).toMatch(/^m\.yaml:\d+:\d+ YAML: /);
     expect(problemsOf(withBase('unmapped: hold\nunmapped: skip\n'))).toEqual(['m.yaml:7:1 YAML: Map keys must be unique']);

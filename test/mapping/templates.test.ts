@@ -208,6 +208,12 @@ describe('tracking table', () => {
     expect(trackingFor(m, 'DPD', '99')).toEqual({ company: 'DPD', url: 'https://track.dpd.co.uk/parcels/99' });
     expect(trackingFor(m, 'ups', '1Z')).toEqual({ company: 'ups' });
   });
+
+  it('gives no URL when what renders is not a web address (a table checked before the rule, loaded as is)', () => {
+    const m = exampleMapping();
+    const tracking = { evil: { company: 'Evil', url: compileTemplate('javascript:alert(1)//{{ trackingNumber }}') } };
+    expect(trackingFor({ ...m, config: { ...m.config, tracking } } as typeof m, 'evil', '1')).toEqual({ company: 'Evil' });
+  });
 });
 
 describe('parseShopifyOrderJson, property-based', () => {

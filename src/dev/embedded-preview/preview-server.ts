@@ -56,8 +56,25 @@ export async function startEmbeddedPreview(options: EmbeddedPreviewOptions): Pro
     [`${PREVIEW_PREFIX}polaris.js`]: POLARIS_STAND_IN,
   };
 
+  // The loopback names the preview answers to, filled in once it listens: a page on another site that a developer
+  // visits could otherwise point a name of its own at 127.0.0.1 (DNS rebinding) and, being same-origin with the preview
+  // then, fetch a session token of the store and act as its merchant.
+  const ownHosts = new Set<string>();
+  let ownOrigin = '';
+
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
+    if (!ownHosts.has((req.headers.host ?? '').toLowerCase())) {
+      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`The embedded preview answers only at ${ownOrigin}/ (the address it printed).\n`);
+      return;
+    }
+    const origin = req.headers.origin;
+    if (path === TOKEN_PATH && origin !== undefined && !ownHosts.has(origin.replace(/^http:\/\//, '').toLowerCase())) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Session tokens are for the preview\'s own pages.\n');
+      return;
+    }
     if (req.method === 'GET' && scripts[path] !== undefined) {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
       res.end(scripts[path]);
@@ -111,7 +128,10 @@ export async function startEmbeddedPreview(options: EmbeddedPreviewOptions): Pro
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  ownOrigin = origin;
+  for (const name of ['127.0.0.1', 'localhost']) ownHosts.add(`${name}:${port}`);
   return {
     url: `${origin}/`,
     origin,
