@@ -160,6 +160,12 @@ export const configSchema = z.object({
   RECONCILE_LOST_MIN_AGE_MINUTES: wholeAtLeastZero(15),
   /** How often the reconciliation runs. */
   RECONCILE_EVERY_MINUTES: positiveInt(10),
+  /**
+   * Fulfillment-service mode: the least time between two reads of one store's pending requests. Shopify's ping names
+   * nothing, so a burst of pings (or one captured ping sent again and again) is one read per interval; a request waits
+   * at most this long. 0: reads follow each other without a pause (still one at a time per store).
+   */
+  FULFILLMENT_READ_INTERVAL_MS: wholeAtLeastZero(5_000),
   /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */
   JOB_LOCK_MS: positiveInt(30_000),
   /** First re-check of a shipment whose fulfillment order Shopify holds (doubling up to 6 h); webhooks usually come first. */

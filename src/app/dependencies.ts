@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Shopify } from '@shopify/shopify-api';
 import { PostgresOrderStore } from '../storage/order-store.js';
+import { leaveRequestsToMerchant } from '../bridge/requests-left-to-merchant.js';
 import type { Database } from '../db/database.js';
 import { describeDatabase, openAppDatabase } from '../db/open.js';
 import type { BridgeDeps } from '../bridge/ports.js';
@@ -198,6 +199,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
       appUrl: config.APP_URL ?? '',
       takeRequests: (shop) => deps.scheduler.takeFulfillmentRequests(shop, 'service mode chosen'),
       reexamine: (shop, cause) => deps.scheduler.reexamine(shop, cause),
+      leaveToMerchant: (shop, open, locationId) => leaveRequestsToMerchant(deps, shop, open, locationId),
       invalidate: (shop) => printAccounts.invalidate(shop),
       clock: deps.clock,
     },

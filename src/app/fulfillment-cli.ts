@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { CliError } from '../cli/errors.js';
 import { loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
 import { openAppDatabase } from '../db/open.js';
 import { createQueues } from '../queue/queues.js';
 import { QueueScheduler } from '../queue/scheduler.js';
 import { createRedis } from '../redis.js';
+import { leaveRequestsToMerchant } from '../bridge/requests-left-to-merchant.js';
 import { chooseFulfillmentMode } from '../shops/fulfillment-mode.js';
+import { PostgresOrderStore } from '../storage/order-store.js';
 import { FulfillmentServiceStore } from '../shops/fulfillment-services.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
 import { ShopSessions } from '../shopify/sessions.js';
@@ -43,6 +46,8 @@ export function registerFulfillmentCommand(shops: Command): void {
             // that does not answer must not hang this.
             takeRequests: (s) => queuedOrLater(scheduler.takeFulfillmentRequests(s, 'service mode chosen'), 'reads the waiting requests'),
             reexamine: (s, cause) => queuedOrLater(scheduler.reexamine(s, cause), 'sends the orders that waited for a request'),
+            leaveToMerchant: (s, open, locationId) =>
+              leaveRequestsToMerchant({ store: new PostgresOrderStore({ database, redis, prefix: config.REDIS_PREFIX }), scheduler, clock: () => new Date(), logger: createLogger({ level: config.LOG_LEVEL, name: 'print-bridge-shops', destination: process.stderr }) }, s, open, locationId),
             clock: () => new Date(),
           },
           shop,

@@ -174,6 +174,7 @@ async function startWorkerSide(built: AppDependencies, options: RuntimeOptions):
       confirm: config.PRINT_CONFIRM_EVENTS ? printEventConfirmer(async (order, sourceOrderId) => (await printAccounts.forOrder(order.shop, order.printAccount)).getBySourceId(sourceOrderId)) : undefined,
     },
     printServiceRateLimit: config.PRINT_API_RATE_LIMIT,
+    fulfillmentReadIntervalMs: config.FULFILLMENT_READ_INTERVAL_MS,
     maintenance: maintenanceRunner({ config, store, queues, printAccounts, adminClients, sessions, redis: workerRedis, clock: deps.clock, logger, metrics, serviceShops: () => built.fulfillmentServices.serviceShops() }),
   });
   await scheduleMaintenance(queues, config);

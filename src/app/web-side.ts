@@ -14,6 +14,7 @@ import { mountAuthRoutes } from '../shopify/auth-routes.js';
 import { parseJsonLossless } from '../shopify/json.js';
 import { hmacWebhookVerifier } from '../shopify/webhook-hmac.js';
 import { fulfillmentCallbackVerifier } from '../shopify/fulfillment-callback.js';
+import { acceptsFulfillmentPings } from '../shops/fulfillment-mode.js';
 import { createWebApp } from '../web/app.js';
 import type { LivenessMonitor } from '../web/liveness.js';
 import { createAdminRouter } from '../admin/router.js';
@@ -68,6 +69,7 @@ export async function startWebSide(built: AppDependencies, options: RuntimeOptio
     ],
     fulfillmentCallbacks: {
       verify: fulfillmentCallbackVerifier(config.SHOPIFY_API_SECRET!),
+      acceptsPings: (shop) => acceptsFulfillmentPings({ services: built.fulfillmentServices, installed: async (s) => (await built.sessions.tokenKind(s)) !== undefined }, shop),
       enqueue: (shop, kind) => new QueueScheduler(webQueues).takeFulfillmentRequests(shop, kind === 'CANCELLATION_REQUEST' ? 'cancellation callback' : 'fulfillment callback'),
     },
     mount: (express) => mountRoutes(express, built, options, requestStore, webQueues),

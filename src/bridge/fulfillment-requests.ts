@@ -1,9 +1,9 @@
 import type { OrderLink } from '../orders/model.js';
 import { mergeRequests, pendingRequests, recordAnswer, type PlannedRejection, type RequestedFulfillmentOrder, type ServiceRequest } from '../orders/service-request.js';
 import { isSubmittedStatus } from '../orders/status.js';
-import { ShopifyUserError } from '../shopify/admin-api.js';
+import { ShopifyProtocolError, ShopifyUserError } from '../shopify/admin-api.js';
 import { parseOrderWebhook } from '../shopify/order-webhook.js';
-import type { AssignedFulfillmentOrder } from './shopify-data.js';
+import type { AssignedFulfillmentOrder, UnreadableFulfillmentOrder } from './shopify-data.js';
 import type { BridgeDeps, FulfillmentRequestsPort } from './ports.js';
 
 /**
@@ -17,7 +17,7 @@ import type { BridgeDeps, FulfillmentRequestsPort } from './ports.js';
 
 export type TakeRequestsOutcome =
   | { kind: 'not-in-service-mode' }
-  | { kind: 'taken'; fulfillmentRequests: number; cancellationRequests: number; orders: string[] };
+  | { kind: 'taken'; fulfillmentRequests: number; cancellationRequests: number; orders: string[]; rejected: string[] };
 
 export async function takeFulfillmentRequests(deps: BridgeDeps, shop: string): Promise<TakeRequestsOutcome> {
   const port = deps.fulfillmentRequests;
@@ -26,16 +26,65 @@ export async function takeFulfillmentRequests(deps: BridgeDeps, shop: string): P
 
   const requested = await port.pending(shop, 'FULFILLMENT_REQUESTED', location);
   const orders = new Set<string>();
-  for (const [orderId, fulfillmentOrders] of byOrder(requested)) {
+  const rejected: string[] = [];
+  // Each order on its own: one that cannot be read is rejected with the reason, one that fails for a passing reason
+  // is left for the next read, and neither keeps the store's other requests from being taken.
+  let retry: unknown;
+  for (const unreadable of requested.unreadable) {
+    if (await rejectUnreadable(deps, port, shop, unreadable)) rejected.push(unreadable.id!);
+  }
+  for (const [orderId, fulfillmentOrders] of byOrder(requested.fulfillmentOrders)) {
     orders.add(orderId);
-    await takeRequestsOfOrder(deps, port, shop, orderId, fulfillmentOrders);
+    try {
+      await takeRequestsOfOrder(deps, port, shop, orderId, fulfillmentOrders);
+    } catch (error) {
+      if (!isUnreadableOrder(error)) {
+        retry ??= error;
+        deps.logger.warn({ shop, orderId, err: error }, 'the fulfillment requests of an order were not taken; tried again, the other orders go on');
+        continue;
+      }
+      const reason = `Shopify's answer for the order could not be used (${(error as Error).message})`;
+      for (const fo of fulfillmentOrders) {
+        if (await rejectUnreadable(deps, port, shop, { id: fo.id, orderId, orderName: fo.orderName, reason })) rejected.push(fo.id);
+      }
+    }
   }
   const cancellations = await port.pending(shop, 'CANCELLATION_REQUESTED', location);
-  for (const [orderId, fulfillmentOrders] of byOrder(cancellations)) {
+  for (const unreadable of cancellations.unreadable) {
+    deps.logger.warn({ shop, fulfillmentOrderId: unreadable.id, orderId: unreadable.orderId, reason: unreadable.reason }, 'a cancellation request print-bridge cannot read; left for the merchant');
+  }
+  for (const [orderId, fulfillmentOrders] of byOrder(cancellations.fulfillmentOrders)) {
     orders.add(orderId);
     await takeCancellationsOfOrder(deps, shop, orderId, fulfillmentOrders);
   }
-  return { kind: 'taken', fulfillmentRequests: requested.length, cancellationRequests: cancellations.length, orders: [...orders] };
+  if (retry !== undefined) throw retry;
+  return { kind: 'taken', fulfillmentRequests: requested.fulfillmentOrders.length, cancellationRequests: cancellations.fulfillmentOrders.length, orders: [...orders], rejected };
+}
+
+/** An answer about this order alone that trying again will not change (a store-wide one, closed or frozen, has a status). */
+function isUnreadableOrder(error: unknown): boolean {
+  return error instanceof ShopifyProtocolError && error.httpStatus === undefined;
+}
+
+/**
+ * A request print-bridge cannot read whole is rejected, so the merchant sees on the fulfillment order which order it
+ * is and why, instead of a request that stays pending; requesting it again reads it afresh.
+ */
+async function rejectUnreadable(deps: BridgeDeps, port: FulfillmentRequestsPort, shop: string, fo: UnreadableFulfillmentOrder): Promise<boolean> {
+  const name = fo.orderName ?? fo.orderId ?? 'an order';
+  deps.logger.warn({ shop, fulfillmentOrderId: fo.id, orderId: fo.orderId, reason: fo.reason }, 'a fulfillment request print-bridge cannot read; rejected with the reason');
+  if (!fo.id) return false;
+  const message = `print-bridge could not read fulfillment order ${fo.id} of ${name}: ${fo.reason}. Nothing of it was printed. Fulfil it from another location, or request fulfillment again; if this persists, contact the people who run print-bridge.`;
+  try {
+    await port.reject(shop, fo.id, { reason: 'OTHER', message: message.length > 1000 ? `${message.slice(0, 999)}…` : message, lineItems: [] });
+  } catch (error) {
+    if (!(error instanceof ShopifyUserError)) throw error;
+    return false;
+  }
+  if (fo.orderId && (await deps.store.get(shop, fo.orderId))) {
+    await deps.store.note(shop, fo.orderId, { event: 'fulfillment request rejected', source: 'worker', detail: `${fo.id}: ${fo.reason}` });
+  }
+  return true;
 }
 
 async function takeRequestsOfOrder(deps: BridgeDeps, port: FulfillmentRequestsPort, shop: string, orderId: string, fulfillmentOrders: AssignedFulfillmentOrder[]): Promise<void> {

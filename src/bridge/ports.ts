@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
-import type { AssignedFulfillmentOrder, RequestRejection, CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
+import type { AssignedFulfillmentOrders, RequestRejection, CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { ShipmentLineItem } from '../orders/model.js';
@@ -243,7 +243,7 @@ export interface WebhookBodiesPort {
 export interface FulfillmentRequestsPort {
   /** The app's location on the store in service mode; undefined in merchant mode. */
   serviceLocation(shop: string): Promise<string | undefined>;
-  pending(shop: string, kind: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrder[]>;
+  pending(shop: string, kind: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrders>;
   accept(shop: string, fulfillmentOrderId: string, message: string, estimatedShippedAt?: string): Promise<void>;
   reject(shop: string, fulfillmentOrderId: string, rejection: RequestRejection): Promise<void>;
   acceptCancellation(shop: string, fulfillmentOrderId: string, message: string): Promise<void>;

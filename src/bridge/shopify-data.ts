@@ -97,6 +97,24 @@ export interface AssignedFulfillmentOrder {
   lineItems: { id: string; lineItemId: string; sku: string | null; totalQuantity: number; remainingQuantity: number }[];
 }
 
+/**
+ * A fulfillment order assigned to the app's location that could not be read whole (an answer of a shape print-bridge
+ * cannot use, more lines than it reads): named so its request can be rejected with the reason, never half-read.
+ */
+export interface UnreadableFulfillmentOrder {
+  /** Absent when not even the id could be read: nothing can answer it then. */
+  id?: string;
+  orderId?: string;
+  orderName?: string;
+  reason: string;
+}
+
+/** One read of the fulfillment orders at the app's location: those read whole, and those that could not be. */
+export interface AssignedFulfillmentOrders {
+  fulfillmentOrders: AssignedFulfillmentOrder[];
+  unreadable: UnreadableFulfillmentOrder[];
+}
+
 /** Shopify's reasons a fulfillment service may give for rejecting a request (FulfillmentOrderRejectionReason). */
 export type RejectionReason = 'INCORRECT_ADDRESS' | 'INELIGIBLE_PRODUCT' | 'INVALID_SKU' | 'UNDELIVERABLE_DESTINATION' | 'OTHER';
 

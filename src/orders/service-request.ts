@@ -26,7 +26,10 @@ export interface RequestedFulfillmentOrder {
   answeredAt?: string;
   /** Shopify refused the answer (the request was withdrawn or answered elsewhere): why, as Shopify said it. */
   answerRefused?: string;
-  /** The merchant moved it to another location (`fulfillment_orders/moved`): no longer the app's. */
+  /**
+   * No longer the app's: the merchant moved it to another location (`fulfillment_orders/moved`, the destination), or
+   * the store went back to merchant-managed mode before it was answered (the location, now the merchant's).
+   */
   movedAway?: string;
   /** A cancellation request the merchant sent after acceptance, and how it was answered. */
   cancellation?: 'requested' | 'accepted' | 'rejected';

@@ -27,6 +27,7 @@ import {
   webhookJobSchema,
 } from './queues.js';
 import { StoreFairness } from './fairness.js';
+import { StoreReadInterval } from './read-interval.js';
 import { backoffDelay, BACKOFF_TYPE, MAX_STALLED_COUNT, runWithRetrySemantics } from './retry.js';
 
 export interface WorkerOptions {
@@ -50,6 +51,8 @@ export interface WorkerOptions {
   shopConcurrency?: number;
   /** Housekeeping jobs (the reconciliation); without it no maintenance worker runs in this process. */
   maintenance?: (jobName: string) => Promise<unknown>;
+  /** FULFILLMENT_READ_INTERVAL_MS: the least time between two reads of one store's fulfillment requests (read-interval.ts). */
+  fulfillmentReadIntervalMs?: number;
 }
 
 export interface PrintEventWorkerDeps {
@@ -140,6 +143,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       leaseMs: common.lockDuration,
     });
   const shopifyFairness = fair(QUEUE_NAMES.shopify);
+  const readInterval = new StoreReadInterval(options.connection, options.prefix, options.fulfillmentReadIntervalMs ?? 0);
   const applyDeps: ApplyPrintEventDeps | undefined = options.printEvents
     ? {
         store: deps.store,
@@ -158,6 +162,8 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
     QUEUE_NAMES.shopify,
     async (job: Job, token?: string) => {
       const data = shopifyJobSchema.parse(job.data);
+      // Before the fairness place is taken: a read that must wait for its store's turn holds no slot meanwhile.
+      if (data.kind === 'fulfillment-requests') await readInterval.turn(job, token, data.shop);
       return shopifyFairness.run(job, token, data.shop, () => runWithRetrySemantics(async () => {
         switch (data.kind) {
           case 'sync':

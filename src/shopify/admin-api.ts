@@ -1,5 +1,5 @@
 import type {
-  AssignedFulfillmentOrder,
+  AssignedFulfillmentOrders,
   CreateFulfillmentInput,
   FulfillmentServiceRef,
   FulfillmentSummary,
@@ -118,8 +118,8 @@ export class ShopifyAdminApi extends AdminRequests {
     return deleteFulfillmentService(this, id, inventoryAction);
   }
 
-  /** The fulfillment orders at the app's location with a request of this kind pending, every page. */
-  assignedFulfillmentOrders(status: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrder[]> {
+  /** The fulfillment orders at the app's location with a request of this kind pending, every page, each with every line. */
+  assignedFulfillmentOrders(status: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrders> {
     return assignedFulfillmentOrders(this, status, locationId);
   }
 

@@ -40,3 +40,34 @@ export function fulfillmentCallbackVerifier(secret: string): (rawBody: string, h
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
+
+export interface FulfillmentCallbackDeps {
+  verify: (rawBody: string, headers: IncomingHttpHeaders) => FulfillmentCallbackVerification;
+  /** Whether the store is installed and in fulfillment-service mode (shops/fulfillment-mode.ts acceptsFulfillmentPings). */
+  acceptsPings: (shop: string) => Promise<boolean>;
+  /** Queues the read of the store's requests (one running and one pending per store: queue/scheduler.ts). */
+  enqueue: (shop: string, kind: FulfillmentCallbackKind) => Promise<void>;
+}
+
+export type FulfillmentCallbackOutcome =
+  | { status: 200; outcome: 'queued' | 'ignored'; shop: string }
+  | { status: 400 | 401; outcome: 'refused'; reason: string }
+  | { status: 503; outcome: 'not-queued'; shop: string; error: unknown };
+
+/**
+ * A ping, checked and queued. The signed body is the same for every store and every time, so a valid HMAC says only
+ * that Shopify once sent that body: a ping naming a store that is not installed or not in service mode is answered 200
+ * (Shopify would only ping again) and dropped before anything is queued or kept, and a store's own pings are read at
+ * most once per FULFILLMENT_READ_INTERVAL_MS (queue/read-interval.ts).
+ */
+export async function receiveFulfillmentCallback(deps: FulfillmentCallbackDeps, rawBody: string, headers: IncomingHttpHeaders): Promise<FulfillmentCallbackOutcome> {
+  const verified = deps.verify(rawBody, headers);
+  if (!verified.valid) return { status: verified.status, outcome: 'refused', reason: verified.reason };
+  try {
+    if (!(await deps.acceptsPings(verified.shop))) return { status: 200, outcome: 'ignored', shop: verified.shop };
+    await deps.enqueue(verified.shop, verified.kind);
+  } catch (error) {
+    return { status: 503, outcome: 'not-queued', shop: verified.shop, error };
+  }
+  return { status: 200, outcome: 'queued', shop: verified.shop };
+}

@@ -1,4 +1,5 @@
-import type { FulfillmentServiceRef } from '../bridge/shopify-data.js';
+import type { LeftToMerchant } from '../bridge/requests-left-to-merchant.js';
+import type { AssignedFulfillmentOrders, FulfillmentServiceRef } from '../bridge/shopify-data.js';
 import type { FulfillmentServiceStore } from './fulfillment-services.js';
 import type { FulfillmentMode, FulfillmentServiceRecord } from './model.js';
 
@@ -19,7 +20,7 @@ export interface FulfillmentModeDeps {
     listFulfillmentServices(): Promise<FulfillmentServiceRef[]>;
     createFulfillmentService(input: { name: string; callbackUrl: string }): Promise<FulfillmentServiceRef>;
     deleteFulfillmentService(id: string, inventoryAction: 'KEEP'): Promise<void>;
-    assignedFulfillmentOrders(status: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<unknown[]>;
+    assignedFulfillmentOrders(status: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED', locationId: string): Promise<AssignedFulfillmentOrders>;
   }>;
   /** APP_URL: Shopify pings `APP_URL/fulfillment_service/fulfillment_order_notification`. */
   appUrl: string;
@@ -30,6 +31,11 @@ export interface FulfillmentModeDeps {
    * orders that waited for a fulfillment request are due, and are sent now rather than at the hourly sweep.
    */
   reexamine(shop: string, cause: string): Promise<void>;
+  /**
+   * Closes the orders whose requests were still unanswered as not printed, theirs to fulfil (bridge's
+   * requests-left-to-merchant.ts), before the re-examination could send them.
+   */
+  leaveToMerchant(shop: string, open: AssignedFulfillmentOrders, locationId: string): Promise<LeftToMerchant>;
   /** Forgets this process's cached set-up of the store (PrintAccounts), so its next order sees the new mode. */
   invalidate?(shop: string): void;
   clock: () => Date;
@@ -40,6 +46,18 @@ export interface FulfillmentModeOutcome {
   service?: FulfillmentServiceRecord;
   /** What happened, in words for the operator or the merchant. */
   message: string;
+}
+
+/**
+ * Whether Shopify's fulfillment-service pings for this store are acted on: the store is installed (an offline session)
+ * and in service mode with its service. Any other store's ping is dropped (shopify/fulfillment-callback.ts).
+ */
+export async function acceptsFulfillmentPings(
+  deps: { services: Pick<FulfillmentServiceStore, 'get'>; installed: (shop: string) => Promise<boolean> },
+  shop: string,
+): Promise<boolean> {
+  const setting = await deps.services.get(shop);
+  return setting.mode === 'service' && setting.service !== undefined && (await deps.installed(shop));
 }
 
 export function callbackUrlOf(appUrl: string): string {
@@ -85,19 +103,32 @@ async function becomeMerchant(deps: FulfillmentModeDeps, shop: string): Promise<
     return { mode: 'merchant', message: `${shop} is merchant-managed: print-bridge fulfils the store's own fulfillment orders from the mapping.` };
   }
   const api = await deps.shopify(shop);
-  const open = await api.assignedFulfillmentOrders('FULFILLMENT_REQUESTED', current.service.locationId).catch(() => []);
-  const stillThere = (await api.listFulfillmentServices()).some((s) => s.id === current.service!.id);
+  const service = current.service;
+  const stillThere = (await api.listFulfillmentServices()).some((s) => s.id === service.id);
+  // Read before the removal and never guessed: an order requested of the location that the re-examination took for
+  // one that merely waited would be printed while the merchant is told it is theirs. A failed read changes nothing.
+  const open = stillThere ? await api.assignedFulfillmentOrders('FULFILLMENT_REQUESTED', service.locationId) : { fulfillmentOrders: [], unreadable: [] };
   // KEEP: the location, with the merchant's stock and its fulfillment orders, stays the merchant's.
-  if (stillThere) await api.deleteFulfillmentService(current.service.id, 'KEEP');
+  if (stillThere) await api.deleteFulfillmentService(service.id, 'KEEP');
+  const left = await deps.leaveToMerchant(shop, open, service.locationId);
   await deps.services.setMerchant(shop);
   deps.invalidate?.(shop);
   await deps.reexamine(shop, 'merchant-managed mode chosen');
   const pending =
-    open.length > 0
-      ? ` ${open.length} fulfillment request(s) not yet answered stay at that location as the merchant's to fulfil; print-bridge does not print them.`
+    left.left.length > 0
+      ? ` ${left.left.length} order(s) with a fulfillment request not yet answered stay at that location as the merchant's to fulfil; print-bridge does not print them: ${names(left.left)}.`
+      : '';
+  const sent =
+    left.alreadySent.length > 0
+      ? ` ${left.alreadySent.length} order(s) with a request not yet answered were already on their way to the printer and are printed as they ship: ${names(left.alreadySent)}.`
       : '';
   return {
     mode: 'merchant',
-    message: `${shop} is merchant-managed again: the print-bridge fulfillment service was removed and its location kept with its stock (KEEP). Orders already accepted are still printed and fulfilled as they ship.${pending}`,
+    message: `${shop} is merchant-managed again: the print-bridge fulfillment service was removed and its location kept with its stock (KEEP). Orders already accepted are still printed and fulfilled as they ship.${pending}${sent}`,
   };
+}
+
+/** Order names for the message: every one up to a screenful, then how many more. */
+function names(list: string[], most = 20): string {
+  return list.length <= most ? list.join(', ') : `${list.slice(0, most).join(', ')} and ${list.length - most} more`;
 }

@@ -3,7 +3,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { acceptWebhook, type WebhookIntakeDeps } from '../shopify/webhook-intake.js';
-import type { FulfillmentCallbackKind, FulfillmentCallbackVerification } from '../shopify/fulfillment-callback.js';
+import { receiveFulfillmentCallback, type FulfillmentCallbackDeps } from '../shopify/fulfillment-callback.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -19,12 +19,10 @@ export interface WebDeps {
   liveness?: () => { ok: boolean; problems: string[] };
   /**
    * Fulfillment-service mode: Shopify's pings of `POST /fulfillment_service/fulfillment_order_notification`. Answered
-   * 2xx as soon as the read of the store's requests is queued (Shopify stops pinging an app that answers slowly).
+   * 2xx as soon as the read of the store's requests is queued (Shopify stops pinging an app that answers slowly), or
+   * dropped when the store is not one print-bridge serves in that mode.
    */
-  fulfillmentCallbacks?: {
-    verify: (rawBody: string, headers: Request['headers']) => FulfillmentCallbackVerification;
-    enqueue: (shop: string, kind: FulfillmentCallbackKind) => Promise<void>;
-  };
+  fulfillmentCallbacks?: FulfillmentCallbackDeps;
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
   mount?: (app: Express) => void;
   /** METRICS_TOKEN: `GET /metrics` on this port needs it as a bearer token; without it /metrics is not served here. */
@@ -66,20 +64,24 @@ export function createWebApp(deps: WebDeps): Express {
   if (callbacks) {
     app.post('/fulfillment_service/fulfillment_order_notification', express.raw({ type: () => true, limit: '64kb' }), async (req: Request, res: Response) => {
       const rawBody = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      const verified = callbacks.verify(rawBody, req.headers);
-      if (!verified.valid) {
-        deps.logger.warn({ route: 'fulfillment_service', shop: req.get('x-shopify-shop-domain'), reason: verified.reason }, 'fulfillment service callback refused; nothing done');
-        res.status(verified.status).json({ ok: false, error: verified.reason });
-        return;
+      const result = await receiveFulfillmentCallback(callbacks, rawBody, req.headers);
+      switch (result.outcome) {
+        case 'refused':
+          deps.logger.warn({ route: 'fulfillment_service', shop: req.get('x-shopify-shop-domain'), reason: result.reason }, 'fulfillment service callback refused; nothing done');
+          res.status(result.status).json({ ok: false, error: result.reason });
+          return;
+        case 'not-queued':
+          deps.logger.error({ route: 'fulfillment_service', shop: result.shop, err: result.error }, 'fulfillment service callback not queued; Shopify pings again and the schedule reads the requests');
+          res.status(503).json({ ok: false, error: 'not queued; try again' });
+          return;
+        case 'ignored':
+          // Debug only: a replayed ping for made-up stores must not fill the log either.
+          deps.logger.debug({ route: 'fulfillment_service', shop: result.shop }, 'fulfillment service callback for a store not in fulfillment-service mode; dropped');
+          res.status(200).json({ ok: true });
+          return;
+        case 'queued':
+          res.status(200).json({ ok: true });
       }
-      try {
-        await callbacks.enqueue(verified.shop, verified.kind);
-      } catch (error) {
-        deps.logger.error({ route: 'fulfillment_service', shop: verified.shop, err: error }, 'fulfillment service callback not queued; Shopify pings again and the schedule reads the requests');
-        res.status(503).json({ ok: false, error: 'not queued; try again' });
-        return;
-      }
-      res.status(200).json({ ok: true });
     });
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerFulfillmentRequests, takeFulfillmentRequests } from '../../src/bridge/fulfillment-requests.js';
 import type { FulfillmentRequestsPort } from '../../src/bridge/ports.js';
-import type { AssignedFulfillmentOrder, RequestRejection } from '../../src/bridge/shopify-data.js';
+import type { AssignedFulfillmentOrder, RequestRejection, UnreadableFulfillmentOrder } from '../../src/bridge/shopify-data.js';
 import { plannedRejection } from '../../src/bridge/service-submission.js';
 import { mergeRequests, onlyRequestedLines, pendingRequests, requestedQuantities } from '../../src/orders/service-request.js';
 import { ShopifyUserError } from '../../src/shopify/admin-api.js';
@@ -21,8 +21,9 @@ class FakeRequests implements FulfillmentRequestsPort {
   async serviceLocation() {
     return this.location;
   }
+  unreadable: UnreadableFulfillmentOrder[] = [];
   async pending(_shop: string, kind: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED') {
-    return kind === 'FULFILLMENT_REQUESTED' ? this.requested : this.cancellations;
+    return kind === 'FULFILLMENT_REQUESTED' ? { fulfillmentOrders: this.requested, unreadable: this.unreadable } : { fulfillmentOrders: this.cancellations, unreadable: [] };
   }
   private answer(kind: string, id: string, detail?: unknown) {
     if (this.refuse.has(id)) throw new ShopifyUserError(kind, SHOP, id, [{ field: ['id'], message: 'Cannot accept fulfillment request for the fulfillment order.' }]);

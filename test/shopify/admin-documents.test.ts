@@ -43,6 +43,7 @@ const OPERATIONS = [
   'createFulfillmentService',
   'deleteFulfillmentService',
   'assignedFulfillmentOrders',
+  "assignedFulfillmentOrders (next page of a fulfillment order's lines)",
   'acceptFulfillmentRequest',
   'rejectFulfillmentRequest',
   'acceptCancellationRequest',
@@ -160,14 +161,17 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
       service = await api.createFulfillmentService({ name: 'print-bridge', callbackUrl: 'http://127.0.0.1:9/fulfillment_service' });
     });
     await run('listFulfillmentServices', () => api.listFulfillmentServices());
-    expect(standIn.stockFulfillmentService(SHOP, service.id, ['SKU-0']).ok).toBe(true);
+    expect(standIn.stockFulfillmentService(SHOP, service.id, Array.from({ length: 40 }, (_, i) => `SKU-${i}`)).ok).toBe(true);
     const serviceOrders = ['9007199254741001', '9007199254741002', '9007199254741003'].map((n) => `gid://shopify/Order/${n}`);
-    for (const gid of serviceOrders) standIn.seedOrder(SHOP, orderBody(1, gid));
-    let requested: { id: string; orderId: string }[] = [];
+    // The first with more lines than the read's first page of a fulfillment order's lines: the rest by its id.
+    serviceOrders.forEach((gid, i) => standIn.seedOrder(SHOP, orderBody(i === 0 ? 40 : 1, gid)));
+    let requested: { id: string; orderId: string; lineItems: unknown[] }[] = [];
     await run('assignedFulfillmentOrders', async () => {
-      requested = await api.assignedFulfillmentOrders('FULFILLMENT_REQUESTED', service.locationId);
-    });
+      requested = (await api.assignedFulfillmentOrders('FULFILLMENT_REQUESTED', service.locationId)).fulfillmentOrders;
+    }, 2);
+    sent.push("assignedFulfillmentOrders (next page of a fulfillment order's lines)");
     expect(requested.map((fo) => fo.orderId).sort()).toEqual([...serviceOrders].sort());
+    expect(requested.find((fo) => fo.orderId === serviceOrders[0])?.lineItems).toHaveLength(40);
     const foOf = (gid: string) => requested.find((fo) => fo.orderId === gid)!.id;
     await run('acceptFulfillmentRequest', () => api.acceptFulfillmentRequest(foOf(serviceOrders[0]!), 'Sent to the printer.', '2026-11-30T10:00:00Z'));
     await api.acceptFulfillmentRequest(foOf(serviceOrders[2]!), 'Sent to the printer.');
@@ -197,6 +201,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeAcceptFulfillmentRequest",
         "PrintBridgeAssignedFulfillmentOrders",
         "PrintBridgeFulfillmentCreate",
+        "PrintBridgeFulfillmentOrderLines",
         "PrintBridgeFulfillmentOrderOrder",
         "PrintBridgeFulfillmentServiceCreate",
         "PrintBridgeFulfillmentServiceDelete",

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { AssignedFulfillmentOrder, FulfillmentServiceRef, RequestRejection } from '../../bridge/shopify-data.js';
+import type { AssignedFulfillmentOrder, AssignedFulfillmentOrders, FulfillmentServiceRef, RequestRejection, UnreadableFulfillmentOrder } from '../../bridge/shopify-data.js';
+import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE } from '../order-as-webhook-body.js';
 import { ShopifyProtocolError } from './errors.js';
-import { fulfillmentOrderLinesPage, gid, userErrorSchema, type AdminRequests } from './request.js';
+import { gid, userErrorSchema, type AdminRequests } from './request.js';
 
 /**
  * The fulfillment-service operations (fulfillment-service mode, docs/fulfillment.md): the app's service and its
@@ -12,10 +13,14 @@ import { fulfillmentOrderLinesPage, gid, userErrorSchema, type AdminRequests } f
 /**
  * Page sizes of the assigned fulfillment orders read. Shopify refuses a query whose requested cost passes 1,000 points:
  * each fulfillment order costs about 2 + 2 per line of its page, so 10 × (2 + 2 × 30) ≈ 620 with the connection's own.
- * A fulfillment order of more lines than a page is refused plainly, never half-read (a print order short of lines).
+ * A fulfillment order with more lines reads the rest by its id, `FO_LINES_PAGE` at a time (Shopify's most, 250 lines
+ * for about 500 points), so a large cart is read whole.
  */
 export const ASSIGNED_PAGE = 10;
 export const ASSIGNED_LINES_PAGE = 30;
+export const FO_LINES_PAGE = 250;
+/** As many lines as an order read takes (order-as-webhook-body.ts): a fulfillment order beyond it is named, not half-read. */
+export const FO_LINES_MAX = LINE_ITEMS_PAGE * LINE_ITEMS_MAX_PAGES;
 
 const serviceSchema = z.object({
   id: gid('FulfillmentService'),
@@ -45,6 +50,8 @@ const DELETE_SERVICE = /* GraphQL */ `
   }
 `;
 
+const FO_LINE_FIELDS = 'nodes { id totalQuantity remainingQuantity lineItem { id sku } } pageInfo { hasNextPage endCursor }';
+
 const ASSIGNED = /* GraphQL */ `
   query PrintBridgeAssignedFulfillmentOrders($status: FulfillmentOrderAssignmentStatus!, $locationIds: [ID!], $after: String) {
     assignedFulfillmentOrders(first: ${ASSIGNED_PAGE}, after: $after, assignmentStatus: $status, locationIds: $locationIds) {
@@ -53,12 +60,17 @@ const ASSIGNED = /* GraphQL */ `
         status
         requestStatus
         order { id name }
-        lineItems(first: ${ASSIGNED_LINES_PAGE}) {
-          nodes { id totalQuantity remainingQuantity lineItem { id sku } }
-          pageInfo { hasNextPage }
-        }
+        lineItems(first: ${ASSIGNED_LINES_PAGE}) { ${FO_LINE_FIELDS} }
       }
       pageInfo { hasNextPage endCursor }
+    }
+  }
+`;
+
+const FO_LINES = /* GraphQL */ `
+  query PrintBridgeFulfillmentOrderLines($id: ID!, $after: String) {
+    fulfillmentOrder(id: $id) {
+      lineItems(first: ${FO_LINES_PAGE}, after: $after) { ${FO_LINE_FIELDS} }
     }
   }
 `;
@@ -139,54 +151,112 @@ export async function deleteFulfillmentService(api: AdminRequests, id: string, i
   api.throwUserErrors(operation, id, data.fulfillmentServiceDelete.userErrors);
 }
 
+const linesPageSchema = z.object({
+  nodes: z.array(
+    z.object({
+      id: gid('FulfillmentOrderLineItem'),
+      totalQuantity: z.number().int(),
+      remainingQuantity: z.number().int(),
+      lineItem: z.object({ id: gid('LineItem'), sku: z.string().nullable() }),
+    }),
+  ),
+  pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+});
+
+const assignedNodeSchema = z.object({
+  id: gid('FulfillmentOrder'),
+  status: z.string(),
+  requestStatus: z.string(),
+  order: z.object({ id: gid('Order'), name: z.string() }),
+  lineItems: linesPageSchema,
+});
+
+/** What can still be told of a node that does not parse whole: which fulfillment order, of which order. */
+const nodeNamesSchema = z.object({
+  id: z.string(),
+  order: z.object({ id: z.string().optional(), name: z.string().optional() }).nullish(),
+});
+
+// Each node is parsed on its own: one fulfillment order of a shape print-bridge cannot use is that one's problem.
 const assignedSchema = z.object({
   assignedFulfillmentOrders: z.object({
-    nodes: z.array(
-      z.object({
-        id: gid('FulfillmentOrder'),
-        status: z.string(),
-        requestStatus: z.string(),
-        order: z.object({ id: gid('Order'), name: z.string() }),
-        lineItems: fulfillmentOrderLinesPage(z.object({ id: gid('LineItem'), sku: z.string().nullable() })),
-      }),
-    ),
+    nodes: z.array(z.unknown()),
     pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
   }),
 });
 
+const foLinesSchema = z.object({ fulfillmentOrder: z.object({ lineItems: linesPageSchema }).nullable() });
+
+type LinesPage = z.infer<typeof linesPageSchema>;
+
 /**
  * Every fulfillment order assigned to the location with a request of this kind pending, page by page (the root query;
- * `shop { assignedFulfillmentOrders }` is deprecated). One callback may stand for several orders.
+ * `shop { assignedFulfillmentOrders }` is deprecated), each with all its lines. One callback may stand for several
+ * orders. A fulfillment order that cannot be read whole is returned as unreadable with the reason, and the others are
+ * read on: one store's odd order never keeps its other requests from being taken.
  */
 export async function assignedFulfillmentOrders(
   api: AdminRequests,
   status: 'FULFILLMENT_REQUESTED' | 'CANCELLATION_REQUESTED',
   locationId: string,
   options: { maxPages?: number } = {},
-): Promise<AssignedFulfillmentOrder[]> {
+): Promise<AssignedFulfillmentOrders> {
   const operation = 'assignedFulfillmentOrders';
-  const out: AssignedFulfillmentOrder[] = [];
+  const out: AssignedFulfillmentOrders = { fulfillmentOrders: [], unreadable: [] };
   let after: string | null = null;
   for (let page = 0; page < (options.maxPages ?? 20); page++) {
     const data: z.infer<typeof assignedSchema> = await api.call(operation, ASSIGNED, { status, locationIds: [locationId], after }, assignedSchema, true);
-    for (const fo of data.assignedFulfillmentOrders.nodes) {
-      if (fo.lineItems.pageInfo.hasNextPage) {
-        throw new ShopifyProtocolError(operation, api.shop, `fulfillment order ${fo.id} of ${fo.order.name} has more than ${ASSIGNED_LINES_PAGE} line items, more than print-bridge reads`);
-      }
-      out.push({
-        id: fo.id,
-        status: fo.status,
-        requestStatus: fo.requestStatus,
-        orderId: fo.order.id,
-        orderName: fo.order.name,
-        lineItems: fo.lineItems.nodes.map((l) => ({ id: l.id, lineItemId: l.lineItem.id, sku: l.lineItem.sku, totalQuantity: l.totalQuantity, remainingQuantity: l.remainingQuantity })),
-      });
+    for (const node of data.assignedFulfillmentOrders.nodes) {
+      const read = await readNode(api, node);
+      if (!read) continue;
+      if ('reason' in read) out.unreadable.push(read);
+      else out.fulfillmentOrders.push(read);
     }
     const info = data.assignedFulfillmentOrders.pageInfo;
     if (!info.hasNextPage || !info.endCursor) return out;
     after = info.endCursor;
   }
   return out;
+}
+
+/** One node of the read, with the rest of its lines; undefined for one gone meanwhile (its request went with it). */
+async function readNode(api: AdminRequests, node: unknown): Promise<AssignedFulfillmentOrder | UnreadableFulfillmentOrder | undefined> {
+  const parsed = assignedNodeSchema.safeParse(node);
+  if (!parsed.success) {
+    const names = nodeNamesSchema.safeParse(node);
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    // Without an id nothing can answer it: it is listed with the reason (logged), and Shopify keeps the request.
+    const named = names.success ? names.data : undefined;
+    return { id: named?.id, orderId: named?.order?.id, orderName: named?.order?.name, reason: `Shopify's answer for it was not usable (${detail})` };
+  }
+  const fo = parsed.data;
+  const lines: LinesPage['nodes'] = [...fo.lineItems.nodes];
+  let info = fo.lineItems.pageInfo;
+  while (info.hasNextPage) {
+    if (lines.length >= FO_LINES_MAX || !info.endCursor) {
+      return { id: fo.id, orderId: fo.order.id, orderName: fo.order.name, reason: `it has more than ${FO_LINES_MAX} line items, more than print-bridge reads of one order` };
+    }
+    let next: z.infer<typeof foLinesSchema>;
+    try {
+      next = await api.call('fulfillmentOrderLines', FO_LINES, { id: fo.id, after: info.endCursor }, foLinesSchema, true);
+    } catch (error) {
+      // A store-wide answer (closed, frozen, a refused token) or one worth trying again stops the read; an answer
+      // about this fulfillment order alone makes it unreadable.
+      if (!(error instanceof ShopifyProtocolError) || error.httpStatus !== undefined) throw error;
+      return { id: fo.id, orderId: fo.order.id, orderName: fo.order.name, reason: `its line items could not be read (${error.message})` };
+    }
+    if (!next.fulfillmentOrder) return undefined;
+    lines.push(...next.fulfillmentOrder.lineItems.nodes);
+    info = next.fulfillmentOrder.lineItems.pageInfo;
+  }
+  return {
+    id: fo.id,
+    status: fo.status,
+    requestStatus: fo.requestStatus,
+    orderId: fo.order.id,
+    orderName: fo.order.name,
+    lineItems: lines.map((l) => ({ id: l.id, lineItemId: l.lineItem.id, sku: l.lineItem.sku, totalQuantity: l.totalQuantity, remainingQuantity: l.remainingQuantity })),
+  };
 }
 
 const payloadOf = (field: string) => z.object({ [field]: fulfillmentOrderPayload });
