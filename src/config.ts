@@ -165,7 +165,7 @@ export const configSchema = z.object({
    * nothing, so a burst of pings (or one captured ping sent again and again) is one read per interval; a request waits
    * at most this long. 0: reads follow each other without a pause (still one at a time per store).
    */
-  FULFILLMENT_READ_INTERVAL_MS: wholeAtLeastZero(5_000),
+  FULFILLMENT_READ_INTERVAL_MS: wholeAtLeastZero(1_000),
   /** How long a running job stays locked; a worker that dies gives its jobs back after about this long. */
   JOB_LOCK_MS: positiveInt(30_000),
   /** First re-check of a shipment whose fulfillment order Shopify holds (doubling up to 6 h); webhooks usually come first. */
