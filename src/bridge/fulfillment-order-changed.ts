@@ -41,6 +41,9 @@ const bodySchema = z
     created_fulfillment_hold: holdSchema.nullish(),
     moved_fulfillment_order: z.object({ id: idValue, assigned_location_id: idValue.nullish() }).loose().nullish(),
     destination_location_id: idValue.nullish(),
+    // Where the moved fulfillment order was before (Shopify's moved body; the original's own location may already be
+    // the new one after the move).
+    source_location: z.object({ id: idValue }).loose().nullish(),
     fulfillment_hold: holdSchema.nullish(),
   })
   .loose();
@@ -55,6 +58,8 @@ export interface FulfillmentOrderChange {
   /** `fulfillment_orders/moved`: the fulfillment order the lines are on now, and its location. */
   movedTo?: string;
   destinationLocationId?: string;
+  /** `fulfillment_orders/moved`: the location it left. */
+  sourceLocationId?: string;
 }
 
 /** Reads a fulfillment-order webhook body; a numeric id becomes its gid. */
@@ -80,6 +85,7 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
   const movedTo = moved ? toGid('FulfillmentOrder', moved.id) : undefined;
   const destination = parsed.data.destination_location_id ?? moved?.assigned_location_id;
   const destinationLocationId = destination ? toGid('Location', destination) : undefined;
+  const sourceLocationId = parsed.data.source_location ? toGid('Location', parsed.data.source_location.id) : undefined;
   return {
     ok: true,
     change: {
@@ -88,6 +94,7 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
       ...(orderId ? { orderId } : {}),
       ...(movedTo ? { movedTo } : {}),
       ...(destinationLocationId ? { destinationLocationId } : {}),
+      ...(sourceLocationId ? { sourceLocationId } : {}),
       ...(hold?.reason ? { hold: `${hold.reason.toLowerCase().replace(/_/g, ' ')}${hold.reason_notes ? `: ${hold.reason_notes}` : ''}` } : {}),
     },
   };
@@ -130,7 +137,11 @@ export async function onFulfillmentOrderChanged(deps: ApplyPrintEventDeps, shop:
 async function followMove(deps: ApplyPrintEventDeps, link: OrderLink, change: FulfillmentOrderChange): Promise<FulfillmentOrderChangeOutcome> {
   const location = await deps.fulfillmentRequests?.serviceLocation(link.shop);
   const ours = link.fulfillmentRequest?.fulfillmentOrders.find((fo) => fo.id === change.fulfillmentOrderId);
-  const away = Boolean(ours && location && change.destinationLocationId && change.destinationLocationId !== location);
+  // Away from print-bridge's location: one the app was asked for, or (an order still waiting for Shopify's request)
+  // one that left that location, whose request will not come while it is elsewhere.
+  const left = Boolean(location && change.destinationLocationId && change.destinationLocationId !== location);
+  const away = left && Boolean(ours);
+  const leftWaiting = left && !ours && change.sourceLocationId === location;
   await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current) return undefined;
     const request = current.fulfillmentRequest;
@@ -144,7 +155,7 @@ async function followMove(deps: ApplyPrintEventDeps, link: OrderLink, change: Fu
         {
           event: 'Shopify moved a fulfillment order',
           source: 'shopify',
-          detail: `${change.fulfillmentOrderId} → ${change.movedTo ?? 'a new fulfillment order'} at ${change.destinationLocationId ?? 'another location'}${away ? ": it left print-bridge's location and is the merchant's to fulfil" : ''}`,
+          detail: `${change.fulfillmentOrderId} → ${change.movedTo ?? 'a new fulfillment order'} at ${change.destinationLocationId ?? 'another location'}${away ? ": it left print-bridge's location and is the merchant's to fulfil" : leftWaiting ? ": it left print-bridge's location, so Shopify will not ask print-bridge to print it; the merchant fulfils it unless it is moved back" : ''}`,
         },
       ],
     };

@@ -42,6 +42,7 @@ export const shopifyJobSchema = z.discriminatedUnion('kind', [
     hold: z.string().optional(),
     movedTo: z.string().optional(),
     destinationLocationId: z.string().optional(),
+    sourceLocationId: z.string().optional(),
   }),
 ]);
 export type ShopifyJob = z.infer<typeof shopifyJobSchema>;

@@ -64,6 +64,7 @@ const holdSchema = z.object({
 });
 const releaseSchema = z.object({ fulfillmentOrderId: z.string().optional(), holdIds: z.array(z.string()).optional() });
 const scheduleSchema = z.object({ fulfillmentOrderId: z.string().optional(), fulfillAt: z.string().min(1) });
+const moveSchema = z.object({ fulfillmentOrderId: z.string().optional(), newLocationId: z.string().min(1) });
 const webhooksSchema = z.object({ url: z.string().url().optional(), secret: z.string().min(1).optional(), apiVersion: z.string().optional(), paused: z.boolean().optional() });
 
 export async function handleControl(control: ControlSurface, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -92,6 +93,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'POST /_stand-in/shops/:shop/orders/:id/hold {fulfillmentOrderId?, reason?, reasonNotes?, handle?}',
           'POST /_stand-in/shops/:shop/orders/:id/release-hold {fulfillmentOrderId?, holdIds?}',
           'POST /_stand-in/shops/:shop/orders/:id/schedule {fulfillmentOrderId?, fulfillAt}',
+          'POST /_stand-in/shops/:shop/orders/:id/move {fulfillmentOrderId?, newLocationId}',
           'GET  /_stand-in/webhooks',
           'POST /_stand-in/webhooks {url?, secret?, apiVersion?, paused?}',
           'GET  /_stand-in/shops/:shop/throttle-status',
@@ -146,6 +148,10 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
         : route.endsWith('/release-hold')
           ? api.releaseHold(shop, orderId, parseBody(releaseSchema, raw))
           : api.scheduleFulfillmentOrder(shop, orderId, parseBody(scheduleSchema, raw));
+      return result.ok ? sendJson(res, 200, { order: result.value }) : sendJson(res, 422, { userErrors: result.userErrors });
+    }
+    case 'POST /shops/:/orders/:/move': {
+      const result = api.moveFulfillmentOrder(shop, orderId, parseBody(moveSchema, await readJson(req, true)));
       return result.ok ? sendJson(res, 200, { order: result.value }) : sendJson(res, 422, { userErrors: result.userErrors });
     }
     case 'GET /webhooks':

@@ -22,7 +22,8 @@ import type { StandInStore } from './store.js';
 export type FulfillmentOrderTopic =
   | 'fulfillment_orders/placed_on_hold'
   | 'fulfillment_orders/hold_released'
-  | 'fulfillment_orders/scheduled_fulfillment_order_ready';
+  | 'fulfillment_orders/scheduled_fulfillment_order_ready'
+  | 'fulfillment_orders/moved';
 
 export interface FulfillmentOrderWebhook {
   topic: FulfillmentOrderTopic;

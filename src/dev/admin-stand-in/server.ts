@@ -9,6 +9,7 @@ import { StandInFulfillmentRequests } from './fulfillment-requests.js';
 import { fulfillByHand } from './fulfillments.js';
 import { handleGraphql, type GraphqlEndpoint } from './graphql-endpoint.js';
 import { StandInHolds, StandInWebhooks } from './holds.js';
+import { moveFulfillmentOrder } from './moves.js';
 import { closeServer, failureMessage, HttpError, orderGid, sendJson, shopOf } from './http-io.js';
 import { StandInOAuth } from './oauth.js';
 import type { OrderSnapshot, Result } from './records.js';
@@ -97,6 +98,8 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     placeHold: (shop, orderId, input = {}) => snapshotResult(shop, orderGid(orderId), holds.place(shop, orderGid(orderId), input)),
     releaseHold: (shop, orderId, input = {}) => snapshotResult(shop, orderGid(orderId), holds.release(shop, orderGid(orderId), input)),
     scheduleFulfillmentOrder: (shop, orderId, input) => snapshotResult(shop, orderGid(orderId), holds.schedule(shop, orderGid(orderId), input)),
+    moveFulfillmentOrder: (shop, orderId, input) =>
+      snapshotResult(shop, orderGid(orderId), moveFulfillmentOrder(store, (webhook) => webhooks.send(webhook), shop, orderGid(orderId), input)),
     openDueFulfillmentOrders: () => holds.openDue(),
     configureWebhooks: (target, webhookOptions) => webhooks.configure(target, webhookOptions),
     pauseWebhooks: (paused) => webhooks.pause(paused),

@@ -4,6 +4,7 @@ import type { FulfillmentPing } from './fulfillment-pings.js';
 import type { RequestInput } from './fulfillment-requests.js';
 import type { FulfillmentServiceRecord } from './fulfillment-services.js';
 import type { ManualFulfillmentInput } from './fulfillments.js';
+import type { MoveInput } from './moves.js';
 import type { HoldInput, ReleaseInput, ScheduleInput, SentWebhook, WebhookTarget } from './holds.js';
 import type { StandInApp } from './oauth.js';
 import type { FulfillmentRecord, OrderSnapshot, Result } from './records.js';
@@ -71,6 +72,8 @@ export interface AdminStandIn {
   releaseHold(shop: string, orderId: string, input?: ReleaseInput): Result<OrderSnapshot>;
   /** Makes a fulfillment order SCHEDULED until `fulfillAt`; then OPEN with `fulfillment_orders/scheduled_fulfillment_order_ready`. */
   scheduleFulfillmentOrder(shop: string, orderId: string, input: ScheduleInput): Result<OrderSnapshot>;
+  /** The merchant's "Change location": the fulfillment order goes to another location, with `fulfillment_orders/moved`. */
+  moveFulfillmentOrder(shop: string, orderId: string, input: MoveInput): Result<OrderSnapshot>;
   /** Opens the scheduled fulfillment orders that are due now (it also happens by itself at `fulfillAt`). */
   openDueFulfillmentOrders(): number;
   /** Where webhooks go; `paused` keeps them from being delivered (logged all the same), as a lost delivery. */
