@@ -158,6 +158,11 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     return this.historyLog.list(shop, orderId, limit);
   }
 
+  /** Every history detail of the order replaced by `marker` (customers/redact). Returns how many. */
+  async redactHistory(shop: string, orderId: string, marker: string): Promise<number> {
+    return this.historyLog.redactDetails(shop, orderId, marker);
+  }
+
   /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
     await this.historyLog.note(shop, orderId, entry);
@@ -245,6 +250,11 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
   /** Uninstalled: orders placed until a reinstall are not this app's to recover. */
   async forgetShopActive(shop: string): Promise<void> {
     await this.activity.forget(shop);
+  }
+
+  /** shop/redact: the store's `shops` row goes too. */
+  async removeShop(shop: string): Promise<void> {
+    await this.activity.remove(shop);
   }
 
   /**
