@@ -55,7 +55,7 @@ async function everything(): Promise<string[]> {
   return [...(await dumpSchema(h.schema)), ...(await dumpRedis(h.prefix))];
 }
 
-describe('customers/redact leaves the customer’s name behind (problems, history, job records, event streams)', () => {
+describe("customers/redact leaves the customer's name behind (problems, history, job records, event streams)", () => {
   it('erases every copy of the customer, artwork URLs carrying her name included, and nothing of another customer', async () => {
     const pia = piasOrder();
     const zoe = zoesOrder();
@@ -91,7 +91,7 @@ describe('customers/redact leaves the customer’s name behind (problems, histor
   });
 });
 
-describe('shop/redact leaves the store’s domain and order ids in kept job records and the shops row', () => {
+describe("shop/redact leaves the store's domain and order ids in kept job records and the shops row", () => {
   it('erases every record naming the store or its orders: tables, job records of every queue, event streams', async () => {
     const orders = [zoesOrder(), zoesOrder(), piasOrder()];
     for (const order of orders) expect((await h.sendWebhook('orders/paid', order)).status).toBe(200);
