@@ -126,6 +126,12 @@ export interface Scheduler {
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
   /**
+   * Redaction: removes the queues' kept records of jobs (and their event-stream entries) that mention any of `ids`
+   * (shop domains, order gids, sourceOrderIds, print ids, webhook ids) or quote any of `texts`. `everyState`: jobs
+   * still to run too (a store's redaction); otherwise finished ones only (a customer's). Returns how many records.
+   */
+  eraseJobRecords(mentions: { ids: readonly string[]; texts?: readonly string[] }, options?: { everyState?: boolean }): Promise<number>;
+  /**
    * Has the shop's waiting and held orders looked at again soon (`*`: every shop's), because what kept them back may
    * have changed: the store was connected, a mapping serving it appeared or changed. Repeats while one waits are one.
    */
@@ -179,6 +185,8 @@ export interface OrderStore {
   history(shop: string, orderId: string, limit?: number): Promise<HistoryEntry[]>;
   /** A history line without a change of the link. */
   note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void>;
+  /** Replaces every history detail of the order with `marker` (customers/redact); returns how many. */
+  redactHistory(shop: string, orderId: string, marker: string): Promise<number>;
   /** Claims a sourceOrderId for one order on the print account it goes out with (`namespace`, claimNamespace). */
   claimSourceOrderId(
     shop: string,
@@ -215,6 +223,8 @@ export interface OrderStore {
   markShopActive(shop: string): Promise<void>;
   shopActiveSince(shop: string): Promise<string | undefined>;
   forgetShopActive(shop: string): Promise<void>;
+  /** Removes what the store knows of the shop itself (shop/redact). */
+  removeShop(shop: string): Promise<void>;
   saveDataRequest(shop: string, requestId: string, report: unknown): Promise<void>;
   redactDataRequests(shop: string, orderIds?: readonly string[]): Promise<number>;
   /** A lease on one order for `ttlMs`: its token, or undefined when another worker holds it. */

@@ -104,6 +104,11 @@ export interface OrderLink {
    * how each was answered (src/orders/service-request.ts). Absent: the merchant-managed flow.
    */
   fulfillmentRequest?: ServiceRequest;
+  /**
+   * The refunds (`refunds/create`, by the refund's own id) already taken in: Shopify may deliver one refund again under
+   * a new webhook id, and the same refund must not bring back a change the merchant kept as sent. The latest 100.
+   */
+  refundIds?: string[];
   /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
   testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];

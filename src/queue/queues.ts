@@ -54,6 +54,8 @@ export interface Queues {
   shopify: Queue<ShopifyJob>;
   /** Scheduled housekeeping (reconciliation); its jobs carry no data. */
   maintenance: Queue;
+  /** The Redis the queues live on: redaction reads and trims their event streams (job-records.ts). */
+  connection: Redis;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export function createQueues(connection: Redis, prefix: string): Queues {
     events,
     shopify,
     maintenance,
+    connection,
     async close() {
       await Promise.all([webhooks.close(), orders.close(), events.close(), shopify.close(), maintenance.close()]);
     },
@@ -93,9 +96,6 @@ export function bullPrefix(prefix: string): string {
   return `${prefix}bull`;
 }
 
-/**
- * A job id from parts. BullMQ reserves ':' in custom ids, and Shopify gids are full of them.
- */
 /**
  * Queues a webhook: its body into `keepBody` (the store) first, then a job that names it. A failure of either throws,
  * and the caller answers 503 (Shopify delivers again); a body kept without its job expires with its TTL.
@@ -112,9 +112,13 @@ export async function enqueueWebhook(
 /** The job of a webhook whose body is already kept (webhook intake keeps it with its claim): ids only in the job. */
 export async function addWebhookJob(queue: Queue<WebhookJobData>, job: WebhookJob): Promise<void> {
   const { body: _body, ...reference } = job;
-  await queue.add(job.topic, reference, { jobId: jobId('wh', job.webhookId) });
+  // A shop/redact job names the store it erased, and is running while it erases the store's other jobs: kept as a
+  // completed record, it would name the store for a day after. Done, it goes; failed, it stays for a retry.
+  const options = job.topic === 'shop/redact' ? { removeOnComplete: true } : {};
+  await queue.add(job.topic, reference, { jobId: jobId('wh', job.webhookId), ...options });
 }
 
+/** A job id from parts. BullMQ reserves ':' in custom ids, and Shopify gids are full of them. */
 export function jobId(...parts: string[]): string {
   return parts.map((p) => p.replace(/:/g, '_')).join('|');
 }

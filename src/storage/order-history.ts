@@ -32,6 +32,18 @@ export class OrderHistory {
     return rows.map((r) => r.entry);
   }
 
+  /**
+   * Replaces the `detail` of every entry of the order with `marker` (customers/redact): a detail may quote what the
+   * customer typed. What happened, when, by whom and the status stay. Returns how many entries changed.
+   */
+  async redactDetails(shop: string, orderId: string, marker: string): Promise<number> {
+    const rows = await this.database.rows(sql`
+      UPDATE order_history SET entry = jsonb_set(entry, '{detail}', to_jsonb(${marker}::text))
+      WHERE shop = ${shop} AND order_id = ${orderId} AND entry ? 'detail' AND entry->>'detail' <> ${marker}
+      RETURNING 1 AS n`);
+    return rows.length;
+  }
+
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
     const at = this.clock().toISOString();
     await this.database.rows(sql`INSERT INTO order_history (shop, order_id, at, entry) VALUES (${shop}, ${orderId}, ${at}::timestamptz, ${JSON.stringify({ at, ...entry })}::jsonb)`);

@@ -4,13 +4,10 @@ import type { Redis } from 'ioredis';
 import { PREPARED, type Database } from '../db/database.js';
 import { blankOrder, claimNamespace, ENV_NAMESPACE, type HistoryEntry, type Mutation, type OrderLink } from '../orders/model.js';
 import { DataRequests } from './data-requests.js';
-import { OrderLeases } from './order-leases.js';
-import type { WebhookClaim } from '../shopify/webhook-intake.js';
 import type { OrderStore, PrintIdScope } from '../bridge/ports.js';
 import type { OrderStatus } from '../orders/status.js';
 import { UnreadablePostbacks, type UnreadablePostback } from './unreadable-postbacks.js';
-import { WEBHOOK_BODY_SECONDS, WebhookBodies } from './webhook-bodies.js';
-import { OrderLists } from './order-lists.js';
+import { ShortLivedRecords } from './short-lived-records.js';
 import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
 import { OrderBodies } from './order-bodies.js';
 import { SourceOrderIds } from './source-order-ids.js';
@@ -31,7 +28,7 @@ export { HISTORY_LIMIT } from './order-history.js';
  *
  * What else the store keeps has a module of its own, which this class passes the calls to: the history
  * (order-history.ts), the Shopify bodies (order-bodies.ts), the sourceOrderId claims (source-order-ids.ts) and when each
- * store became active (shop-activity.ts).
+ * store became active (shop-activity.ts). What lives in Redis comes from its base class (short-lived-records.ts).
  */
 
 export class OrderStoreConflictError extends Error {
@@ -49,22 +46,16 @@ export interface OrderStoreOptions {
   clock?: () => Date;
 }
 
-export class PostgresOrderStore extends OrderLists implements OrderStore {
-  private readonly redis: Redis;
-  private readonly prefix: string;
+export class PostgresOrderStore extends ShortLivedRecords implements OrderStore {
   private readonly clock: () => Date;
-  private readonly leases: OrderLeases;
   private readonly historyLog: OrderHistory;
   private readonly bodies: OrderBodies;
   private readonly claims: SourceOrderIds;
   private readonly activity: ShopActivity;
 
   constructor(options: OrderStoreOptions) {
-    super(options.database);
-    this.redis = options.redis;
-    this.prefix = options.prefix;
+    super(options);
     this.clock = options.clock ?? (() => new Date());
-    this.leases = new OrderLeases(options.redis, options.prefix);
     this.historyLog = new OrderHistory(options.database, this.clock);
     this.bodies = new OrderBodies(options.database, this.clock);
     this.claims = new SourceOrderIds(options.database);
@@ -158,6 +149,11 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     return this.historyLog.list(shop, orderId, limit);
   }
 
+  /** Every history detail of the order replaced by `marker` (customers/redact). Returns how many. */
+  async redactHistory(shop: string, orderId: string, marker: string): Promise<number> {
+    return this.historyLog.redactDetails(shop, orderId, marker);
+  }
+
   /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
     await this.historyLog.note(shop, orderId, entry);
@@ -247,26 +243,9 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     await this.activity.forget(shop);
   }
 
-  /**
-   * Takes in a webhook once: claims its seen-keys (webhook id, event id) in one atomic step. Undefined when they were
-   * seen within the last days; `pending` while another delivery is queueing it; otherwise the claim, to confirm once
-   * the job is queued or to release when it could not be. `body`: kept (webhookBodies) with a claim that wins, in the
-   * same round trip.
-   */
-  async claimWebhook(keys: readonly string[], body?: { shop: string; webhookId: string; body: Buffer | string }): Promise<WebhookClaim | 'pending' | undefined> {
-    const bodies = body ? this.webhookBodies() : undefined;
-    const kept = body && bodies ? { key: bodies.key(body.shop, body.webhookId), index: bodies.index(body.shop), webhookId: body.webhookId, body: body.body, seconds: WEBHOOK_BODY_SECONDS } : undefined;
-    const claimed = await this.leases.claimWebhook(keys, kept);
-    if (claimed === 'seen') return undefined;
-    if (claimed === 'pending') return 'pending';
-    return {
-      confirm: () => this.leases.confirmWebhook(keys),
-      release: () => this.leases.releaseWebhook(keys, claimed.token),
-    };
-  }
-
-  async isWebhookSeen(webhookId: string): Promise<boolean> {
-    return this.leases.isWebhookSeen(webhookId);
+  /** shop/redact: the store's `shops` row goes too. */
+  async removeShop(shop: string): Promise<void> {
+    await this.activity.remove(shop);
   }
 
   dataRequests(): DataRequests {
@@ -293,11 +272,6 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
     return rows.map((r) => r.order_id);
   }
 
-  /** Raw webhook bodies between intake and the worker (queue jobs carry ids only). */
-  webhookBodies(): WebhookBodies {
-    return new WebhookBodies(this.redis, this.prefix);
-  }
-
   /** Postbacks that could not be understood, kept for an operator (admin pages). */
   unreadablePostbacks(): UnreadablePostbacks {
     return new UnreadablePostbacks(this.database, this.clock);
@@ -317,23 +291,6 @@ export class PostgresOrderStore extends OrderLists implements OrderStore {
 
   async removeUnreadablePostback(id: string): Promise<boolean> {
     return this.unreadablePostbacks().remove(id);
-  }
-
-  /**
-   * A short lease on one order for steps that read Shopify and then write it (a fulfillment), so two jobs of the same
-   * order do not both act on one read. Returns a token for `releaseLease`, or undefined when someone else holds it.
-   */
-  async tryLease(shop: string, orderId: string, ttlMs: number): Promise<string | undefined> {
-    return this.leases.tryLease(shop, orderId, ttlMs);
-  }
-
-  /** Extends a lease still held with `token`; false when it was lost (expired and maybe taken by another job). */
-  async renewLease(shop: string, orderId: string, token: string, ttlMs: number): Promise<boolean> {
-    return this.leases.renewLease(shop, orderId, token, ttlMs);
-  }
-
-  async releaseLease(shop: string, orderId: string, token: string): Promise<void> {
-    await this.leases.releaseLease(shop, orderId, token);
   }
 
   /** Removes every trace of an order (shop redaction). */

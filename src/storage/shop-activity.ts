@@ -38,4 +38,10 @@ export class ShopActivity {
     this.markedActive.delete(shop);
     await this.database.rows(sql`UPDATE shops SET active_since = NULL WHERE shop = ${shop}`);
   }
+
+  /** The store's row itself (shop/redact): its domain is kept nowhere after. */
+  async remove(shop: string): Promise<void> {
+    this.markedActive.delete(shop);
+    await this.database.rows(sql`DELETE FROM shops WHERE shop = ${shop}`);
+  }
 }

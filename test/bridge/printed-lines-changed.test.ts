@@ -72,6 +72,33 @@ describe('keep as sent', () => {
   });
 });
 
+describe('a re-delivered refunds/create brings back a change the merchant kept as sent', () => {
+  it('takes one refund in once, by its own id, whatever the webhook id; another refund still shows', async () => {
+    const { keepAsSent } = await import('../../src/bridge/operator-actions.js');
+    const { deps, body } = await submittedOrder();
+    const orderId = body.admin_graphql_api_id;
+    const lineItemId = body.line_items[0]!.admin_graphql_api_id.split('/').pop();
+    const refund = (id: number, quantity: number) => ({ id, order_id: orderId.split('/').pop(), refund_line_items: [{ line_item_id: lineItemId, quantity }] });
+    const changes = async () => (await deps.store.get(SHOP, orderId))!.problems.filter((p) => p.kind === 'changed-after-submission');
+
+    await handleWebhook(deps, job('refunds/create', refund(5_550_001, 1)));
+    expect(await changes()).toHaveLength(1);
+    // The merchant's "Keep as sent" button, through the use case the page calls.
+    const actionDeps = { ...deps, failedJobs: { forOrder: async () => [] } } as never;
+    expect(await keepAsSent(actionDeps, { shop: SHOP, orderId, actor: 'merchant' })).toMatchObject({ kind: 'done' });
+    expect(await changes()).toEqual([]);
+
+    // Shopify delivers the same refund again, under a new webhook id (job() gives each delivery its own).
+    const again = await handleWebhook(deps, job('refunds/create', refund(5_550_001, 1)));
+    expect(await changes()).toEqual([]);
+    expect(again).toMatchObject({ kind: 'recorded', detail: 'refund 5550001 was taken in before' });
+
+    // A refund of its own is news again.
+    await handleWebhook(deps, job('refunds/create', refund(5_550_002, 2)));
+    expect((await changes())[0]?.message).toMatch(/^A refund after .*none left of the 2 sent/);
+  });
+});
+
 describe('a printed line added by an edit', () => {
   it('is shown when the mapping prints it: the print order already sent cannot grow', async () => {
     const { deps, body } = await submittedOrder();

@@ -105,6 +105,12 @@ export class FakeScheduler implements Scheduler {
   async dropPendingForShop() {
     return this.dropped;
   }
+  /** What redaction asked the queues to erase. */
+  erased: { ids: readonly string[]; texts?: readonly string[]; everyState?: boolean }[] = [];
+  async eraseJobRecords(mentions: { ids: readonly string[]; texts?: readonly string[] }, options: { everyState?: boolean } = {}) {
+    this.erased.push({ ...mentions, ...options });
+    return 0;
+  }
   async takeFulfillmentRequests(shop: string, cause: string) {
     this.calls.push({ kind: 'fulfillment-requests', shop, orderId: '', generation: cause });
   }

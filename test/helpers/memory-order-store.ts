@@ -81,6 +81,16 @@ export class MemoryOrderStore implements OrderStore {
     this.histories.set(key(shop, orderId), history);
   }
 
+  async redactHistory(shop: string, orderId: string, marker: string): Promise<number> {
+    let changed = 0;
+    for (const entry of this.histories.get(key(shop, orderId)) ?? []) {
+      if (entry.detail === undefined || entry.detail === marker) continue;
+      entry.detail = marker;
+      changed += 1;
+    }
+    return changed;
+  }
+
   async claimSourceOrderId(
     shop: string,
     orderId: string,
@@ -177,6 +187,10 @@ export class MemoryOrderStore implements OrderStore {
   }
 
   async forgetShopActive(shop: string): Promise<void> {
+    this.active.delete(shop);
+  }
+
+  async removeShop(shop: string): Promise<void> {
     this.active.delete(shop);
   }
 

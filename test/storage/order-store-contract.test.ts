@@ -186,4 +186,22 @@ describe.each([
     expect(await store.redactDataRequests(shop, [orderId])).toBe(0);
     expect(await store.redactDataRequests(shop)).toBe(1);
   });
+
+  it("replaces every history detail of a redacted customer's order, and no other order's", async () => {
+    const { shop, orderId } = ids();
+    const other = ids();
+    await store.update(shop, orderId, () => ({ link: store.blank(shop, orderId), history: [{ event: 'held', source: 'worker', detail: '"http://x.example/Pia/cover.pdf" uses http' }, { event: 'seen', source: 'shopify' }] }));
+    await store.note(other.shop, other.orderId, { event: 'held', source: 'worker', detail: 'kept' });
+    expect(await store.redactHistory(shop, orderId, '[removed]')).toBe(1);
+    expect(await store.redactHistory(shop, orderId, '[removed]')).toBe(0);
+    expect((await store.history(shop, orderId)).map((e) => [e.event, e.detail])).toEqual([['seen', undefined], ['held', '[removed]']]);
+    expect((await store.history(other.shop, other.orderId))[0]!.detail).toBe('kept');
+  });
+
+  it('forgets a redacted shop altogether', async () => {
+    const { shop } = ids();
+    await store.markShopActive(shop);
+    await store.removeShop(shop);
+    expect(await store.shopActiveSince(shop)).toBeUndefined();
+  });
 });

@@ -58,33 +58,48 @@ export async function addedPrintedLines(deps: BridgeDeps, link: OrderLink, body:
   return [...added.values()];
 }
 
-/** Records the changes of printed lines on the order; nothing when there are none or the printer is done with it. */
+/** How many refund ids an order keeps (OrderLink.refundIds): far more refunds than one order ever has. */
+const REFUND_IDS_KEPT = 100;
+
+/**
+ * Records the changes of printed lines on the order; nothing when there are none or the printer is done with it.
+ * `refundId`: the refund that caused them, taken in once: recorded with the problem, and a refund already recorded
+ * changes nothing (the merchant may have kept the order as sent since).
+ */
 export async function noticePrintedLineChanges(
   deps: BridgeDeps,
   link: OrderLink,
   current: ReadonlyMap<string, number>,
   cause: string,
   added: readonly PrintedLineChange[] = [],
+  refundId?: string,
 ): Promise<boolean> {
   if (!PRINTER_AT_WORK.has(link.status)) return false;
   const changes = [...printedLineChanges(link, current), ...added];
   if (changes.length === 0) return false;
   const at = deps.clock().toISOString();
-  const { changed } = await deps.store.update(link.shop, link.orderId, (fresh) => {
+  let raised = false;
+  await deps.store.update(link.shop, link.orderId, (fresh) => {
+    raised = false;
     if (!fresh || !PRINTER_AT_WORK.has(fresh.status)) return undefined;
+    if (refundId !== undefined && fresh.refundIds?.includes(refundId)) return undefined;
+    const taken = refundId === undefined ? fresh : { ...fresh, refundIds: [...(fresh.refundIds ?? []), refundId].slice(-REFUND_IDS_KEPT) };
     const problem = changedAfterSubmissionProblem(fresh, changes, cause, at);
-    if (fresh.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION && p.message === problem.message)) return undefined;
+    if (fresh.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION && p.message === problem.message)) return taken === fresh ? undefined : { link: taken };
+    raised = true;
     return {
-      link: replaceProblems(fresh, ofKind(CHANGED_AFTER_SUBMISSION), [problem]),
+      link: replaceProblems(taken, ofKind(CHANGED_AFTER_SUBMISSION), [problem]),
       history: [{ event: 'printed lines changed in Shopify', source: 'shopify', detail: problem.message }],
     };
   });
-  if (changed) await deps.scheduler.syncShopify(link.shop, link.orderId);
-  return changed;
+  if (raised) await deps.scheduler.syncShopify(link.shop, link.orderId);
+  return raised;
 }
 
 const refundSchema = z
   .object({
+    /** The refund's own id: the same on every delivery of it, whatever the webhook id. */
+    id: shopifyId.optional(),
     order_id: shopifyId,
     refund_line_items: z.array(z.object({ line_item_id: shopifyId, quantity: z.number().int().min(0) }).loose()).default([]),
   })
@@ -102,12 +117,14 @@ export async function handleRefundWebhook(deps: BridgeDeps, job: WebhookJob): Pr
   const orderId = `gid://shopify/Order/${String(parsed.data.order_id)}`;
   const link = await deps.store.get(job.shop, orderId);
   if (!link) return { kind: 'recorded', orderId, detail: 'an order print-bridge never had' };
+  const refundId = parsed.data.id === undefined ? undefined : String(parsed.data.id);
+  if (refundId !== undefined && link.refundIds?.includes(refundId)) return { kind: 'recorded', orderId, detail: `refund ${refundId} was taken in before` };
   // What this refund leaves of each printed line, from what was sent (an earlier refund's problem is replaced by this).
   const current = new Map([...sentQuantities(link)].map(([id, sent]) => [id, sent.quantity]));
   for (const r of parsed.data.refund_line_items) {
     const id = `gid://shopify/LineItem/${String(r.line_item_id)}`;
     if (current.has(id)) current.set(id, Math.max(0, current.get(id)! - r.quantity));
   }
-  const noticed = await noticePrintedLineChanges(deps, link, current, 'A refund');
+  const noticed = await noticePrintedLineChanges(deps, link, current, 'A refund', [], refundId);
   return { kind: 'recorded', orderId, detail: noticed ? 'printed lines refunded after submission: shown on the order' : 'no printed line refunded while the printer works on it' };
 }

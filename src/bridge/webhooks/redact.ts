@@ -1,3 +1,4 @@
+import type { OrderLink } from '../../orders/model.js';
 import { parseJsonLossless } from '../../shopify/json.js';
 import type { WebhookJob } from '../jobs.js';
 import type { BridgeDeps } from '../ports.js';
@@ -5,44 +6,103 @@ import type { WebhookOutcome } from './outcome.js';
 
 /**
  * Redaction reaches every copy the app keeps (docs/privacy.md): order links, bodies and history, webhook bodies not
- * handled yet, data-request reports, and postbacks kept as unreadable that name the orders. Queue jobs carry ids only.
+ * handled yet, data-request reports, postbacks kept as unreadable that name the orders, and the queues' kept job
+ * records and event streams.
  */
 export async function redact(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
-  const body = parseJsonLossless(job.body) as { orders_to_redact?: (string | number)[] };
-  const bodies = deps.store.webhookBodies();
-  const unreadable = deps.store.unreadablePostbacks();
-  if (job.topic === 'shop/redact') {
-    const ids = await deps.store.orderIdsOfShop(job.shop);
-    const references: string[] = [];
-    for (const orderId of ids) {
-      const link = await deps.store.get(job.shop, orderId);
-      references.push(...[link?.sourceOrderId, link?.printOrderId].filter((r): r is string => Boolean(r)));
-      await deps.store.deleteOrder(job.shop, orderId);
-    }
-    // This webhook's own body is among the shop's bodies: handled once this returns, it goes with them.
-    await Promise.all([
-      bodies.dropShop(job.shop),
-      deps.store.redactDataRequests(job.shop),
-      unreadable.removeMentioning(references),
-      // The store's own print set-up (account, postback tokens, mapping versions) goes with the rest.
-      deps.shopSettings?.redactShop(job.shop),
-    ]);
-    return { kind: 'redacted', orders: ids.length };
+  return job.topic === 'shop/redact' ? redactShop(deps, job) : redactCustomer(deps, job);
+}
+
+/**
+ * What stands where a text about a redacted customer's order was: problems and history entries keep their kind, event,
+ * status and time, so the order's course stays readable; their words may have quoted what the customer typed (an
+ * artwork URL with their name in it), and no part of them is kept, not even a hash (a name is easy to guess and test).
+ */
+export const REDACTED_TEXT = '[removed: customer data redacted]';
+
+/** shop/redact: nothing of the store is kept, not even its domain. */
+async function redactShop(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const orderIds = await deps.store.orderIdsOfShop(job.shop);
+  const references: string[] = [];
+  for (const orderId of orderIds) {
+    references.push(...printReferences(await deps.store.get(job.shop, orderId)));
+    await deps.store.deleteOrder(job.shop, orderId);
   }
-  // customers/redact: the order bodies hold the customer's name, address and contact; links and history do not.
+  // This webhook's own body is among the shop's bodies: handled once this returns, it goes with them.
+  await Promise.all([
+    deps.store.webhookBodies().dropShop(job.shop),
+    deps.store.redactDataRequests(job.shop),
+    deps.store.unreadablePostbacks().removeMentioning(references),
+    // The store's own print set-up (account, postback tokens, mapping versions) goes with the rest.
+    deps.shopSettings?.redactShop(job.shop),
+    deps.store.removeShop(job.shop),
+    // Normally gone with app/uninstalled two days before; a session still kept names the store too.
+    deps.sessions.deleteShopSessions(job.shop),
+  ]);
+  // Last, once nothing of the store is left to queue more: its jobs, those still to run included, and their events.
+  // This job's own record is not kept once it completes (addWebhookJob).
+  await deps.scheduler.eraseJobRecords({ ids: [job.shop, ...orderIds, ...references], texts: [job.shop] }, { everyState: true });
+  return { kind: 'redacted', orders: orderIds.length };
+}
+
+/**
+ * customers/redact: the order bodies hold the customer's name, address and contact, and every text the app wrote about
+ * the orders may quote what the customer typed. Links and history stay, with those texts replaced.
+ */
+async function redactCustomer(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
+  const body = parseJsonLossless(job.body) as { orders_to_redact?: (string | number)[] };
   const numericIds = (body.orders_to_redact ?? []).map((id) => String(id));
   const orderIds = numericIds.map((id) => `gid://shopify/Order/${id}`);
   const references: string[] = [];
+  const mentions: { ids: string[]; texts: string[] } = { ids: [...orderIds], texts: [] };
   for (const orderId of orderIds) {
     const link = await deps.store.get(job.shop, orderId);
-    references.push(...[link?.sourceOrderId, link?.printOrderId].filter((r): r is string => Boolean(r)));
+    references.push(...printReferences(link));
+    // Webhook jobs of the order name it only in their result, or not at all when they failed: found by webhook id.
+    const history = await deps.store.history(job.shop, orderId);
+    mentions.ids.push(...history.flatMap((e) => /^webhook (\S+)$/.exec(e.detail ?? '')?.[1] ?? []));
+    mentions.texts.push(...(link ? customerTexts(link) : []));
     await deps.store.deleteOrderBody(job.shop, orderId);
-    // A test-mode run keeps what would have been sent, the customer's address with it.
-    if (link?.testRun) {
-      await deps.store.update(job.shop, orderId, (c) => (c?.testRun ? { link: { ...c, testRun: { ...c.testRun, order: undefined } } } : undefined));
-    }
-    await deps.store.note(job.shop, orderId, { event: 'customer data redacted', source: 'shopify' });
+    if (link) await deps.store.update(job.shop, orderId, (current) => redactedLink(current), link);
+    await deps.store.redactHistory(job.shop, orderId, REDACTED_TEXT);
+    await deps.store.note(job.shop, orderId, { event: 'customer data redacted', source: 'shopify', detail: `customers/redact webhook ${job.webhookId}` });
   }
-  await Promise.all([bodies.dropOrders(job.shop, numericIds), deps.store.redactDataRequests(job.shop, orderIds), unreadable.removeMentioning(references)]);
+  mentions.ids.push(...references);
+  await Promise.all([
+    deps.store.webhookBodies().dropOrders(job.shop, numericIds),
+    deps.store.redactDataRequests(job.shop, orderIds),
+    deps.store.unreadablePostbacks().removeMentioning(references),
+    deps.scheduler.eraseJobRecords(mentions),
+  ]);
   return { kind: 'redacted', orders: orderIds.length };
+}
+
+/** The order's ids at the print service, by which postbacks and print-event jobs name it. */
+function printReferences(link: OrderLink | undefined): string[] {
+  return [link?.sourceOrderId, link?.printOrderId].filter((r): r is string => Boolean(r));
+}
+
+/** The texts on the link that may quote the customer: what job results and errors may have quoted too. */
+function customerTexts(link: OrderLink): string[] {
+  return [...link.problems.map((p) => p.message), ...(link.testRun?.problems ?? []), link.notPrintedReason ?? ''].filter((t) => t && t !== REDACTED_TEXT);
+}
+
+/** Undefined when there is nothing (left) to replace: a repeated redaction writes nothing. */
+function redactedLink(current: OrderLink | undefined): { link: OrderLink } | undefined {
+  if (!current) return undefined;
+  const link = withoutCustomerTexts(current);
+  return JSON.stringify(link) === JSON.stringify(current) ? undefined : { link };
+}
+
+/**
+ * The link with every text that may quote the customer replaced: problem messages (a mapping problem quotes the value
+ * it refused), the test run's problems and the order it would have sent (the address), why it is not printed.
+ */
+export function withoutCustomerTexts(link: OrderLink): OrderLink {
+  return {
+    ...link,
+    problems: link.problems.map((p) => ({ ...p, message: REDACTED_TEXT })),
+    notPrintedReason: link.notPrintedReason === undefined ? undefined : REDACTED_TEXT,
+    testRun: link.testRun ? { ...link.testRun, order: undefined, problems: link.testRun.problems.map(() => REDACTED_TEXT) } : undefined,
+  };
 }
