@@ -67,7 +67,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
         all,
         problems,
         connectUrl,
-        tracking: deps.tracking,
+        carriers: deps.carriers,
       }),
     );
   });
@@ -94,7 +94,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
       keep: link.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION),
     };
     const lines = orderLinesOf(stored?.body);
-    respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems, lines, tracking: deps.tracking }));
+    respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems, lines, carriers: deps.carriers }));
   });
 
   router.post('/admin/orders/:shop/:order/:action', async (req, res) => {
