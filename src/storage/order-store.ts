@@ -20,7 +20,7 @@ import { boundedHistoryEntry, boundedLink } from './recorded-text.js';
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
 export { HISTORY_LIMIT } from './order-history.js';
-export { RECORDED_TEXT_LIMIT, recordedText } from './recorded-text.js';
+export { RECORDED_TEXT_LIMIT, recordedText } from '../orders/recorded-text.js';
 
 /**
  * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,

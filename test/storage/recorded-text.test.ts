@@ -41,6 +41,10 @@ describe('recorded text is bounded where it is stored', () => {
     const [line] = await store.history(SHOP, orderId);
     expect(line!.detail).toHaveLength(RECORDED_TEXT_LIMIT);
     expect(line!.detail!.endsWith('…')).toBe(true);
+    // A re-check finding the same hold is no new history line, though the note is longer than what was kept.
+    await recordHoldWait({ store, clock: () => new Date(), logger: pino({ level: 'silent' }) }, (await store.get(SHOP, orderId))!, 0, held);
+    expect(await store.history(SHOP, orderId)).toHaveLength(1);
+    expect((await store.get(SHOP, orderId))!.shipments[0]!.waitingForRelease!.checks).toBe(2);
   });
 
   it('caps problems, reasons and noted history lines, and keeps text under the limit as it is', async () => {
