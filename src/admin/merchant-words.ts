@@ -83,7 +83,7 @@ export function orderWords(
     return `a Shopify ${spaced(type).toLowerCase()}`;
   }
   function pathWords(path: string): string | undefined {
-    const segments = [...path.matchAll(/([A-Za-z_]\w*)|\[([^\]\s]*)\]/g)].map((m) => ({ name: m[1], key: m[2] }));
+    const segments = [...path.matchAll(/([A-Za-z_]\w*)|\[([^[\]\s]*)\]/g)].map((m) => ({ name: m[1], key: m[2] }));
     const root = segments[0]?.name ?? '';
     if (!path.includes('[') && !PATH_ROOTS.has(root)) return undefined;
     const phrases: string[] = [];
@@ -127,7 +127,7 @@ export function orderWords(
   const translate = (text: string | undefined): string => {
     const said = translated(text ?? '')
       // A subject naming the line and then its path says the same line twice.
-      .replace(/(line item \d+(?: \(SKU [^)]*\))?)(?:,? \1)+/g, '$1');
+      .replace(SAID_TWICE, '$1');
     return carrierPattern ? said.replace(carrierPattern, (code) => carriers.get(code) ?? code) : said;
   };
   const translated = (text: string): string =>
@@ -148,17 +148,25 @@ export function orderWords(
 }
 
 // One pass over the text, so nothing translated is translated again (shipment 0 → shipment 1, once).
+//
+// The text comes from outside (Shopify's hold notes, the printer's errors, postbacks), so every alternative is linear:
+// no run may be read as another (a `[`, `(` or `"` ends the run that could contain it), and a run starts only where its
+// own mark is. `[^\]\s]*` in a path once read `x[x[x[…` to its end from every `x`: 150,000 characters held a page for
+// seconds. A SKU or title inside `(SKU …, "…")` is read for at most NAME_CHARS (Shopify's own limit is 255), so openings
+// repeated without a close cost each a bounded read.
+const NAME_CHARS = 600;
+const SAID_TWICE = new RegExp(String.raw`(line item \d+(?: \(SKU [^)]{0,${NAME_CHARS}}\))?)(?:,? \1)+`, 'g');
 const PATTERN = new RegExp(
   [
     String.raw`gid:\/\/shopify\/(\w+)\/(\d+)`,
-    String.raw`\bline item (\d+) \(SKU "?([^,)"]*)"?(?:, "(?:[^"\\]|\\.)*")?\)`,
+    String.raw`\bline item (\d+) \(SKU "?([^,)"]{0,${NAME_CHARS}})"?(?:, "(?:[^"\\]|\\.){0,${NAME_CHARS}}")?\)`,
     String.raw`\bline item (\d{5,})\b`,
     String.raw`\b(shipments?) (\d+(?:(?:, | and )\d+)*)\b`,
     String.raw`\b((?:orders|shopify)\/(?:submit|cancel|amend-shipping|reexamine|sync|note|fulfil-held|fulfillment-requests|answer-requests|fulfillment-order)\b|webhooks\/[a-z_]+\/[a-z_]+|(?:events|maintenance)\/[a-z-]+)`,
     String.raw`\b((?:orders|fulfillment_orders|fulfillments|refunds|app|shop|customers|app_subscriptions)\/[a-z_]+)\b`,
     String.raw`\bwebhook ([0-9a-f-]{8,})`,
     String.raw`\b_id ([0-9a-f]{24})\b`,
-    String.raw`\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^\]\s]*\])+)`,
+    String.raw`\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[[^[\]\s]*\])+)`,
   ].join('|'),
   'g',
 );

@@ -13,12 +13,12 @@ import {
   retryOrder,
 } from '../bridge/operator-actions.js';
 import { ORDER_STATUSES, type OrderStatus } from '../orders/status.js';
-import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { isCurrentFailure } from './failed-jobs.js';
 import type { AdminContext } from './router.js';
 import { actorOf, scopeOf, type Viewer } from './viewer.js';
 import { orderPage, ordersPage, problemsPage } from './order-views.js';
 import { orderLinesOf } from './merchant-words.js';
+import { dayAfter, readOrdersQuery } from './order-filters.js';
 
 /** The order list, one order with its actions, and the problems page. */
 
@@ -30,17 +30,6 @@ const actionForm = z.object({
   version: z.coerce.number().int().nonnegative().optional(),
   back: z.enum(['problems', 'order']).optional(),
 });
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)));
-/** Nonsense in the query is dropped (the first page of everything), never an error page. */
-const ordersQuery = z.object({
-  status: z.enum(ORDER_STATUSES).optional().catch(undefined),
-  shop: z.string().trim().toLowerCase().refine(isShopDomain).optional().catch(undefined),
-  from: day.optional().catch(undefined),
-  to: day.optional().catch(undefined),
-  q: z.string().trim().max(200).optional().catch(undefined).transform((v) => v || undefined),
-  cursor: z.string().max(500).optional().catch(undefined),
-});
-
 const actions: Record<string, (d: OperatorActionDeps, input: OperatorActionInput) => Promise<OperatorActionOutcome>> = {
   resubmit: resubmitOrder,
   retry: retryOrder,
@@ -55,13 +44,14 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
 
   router.get('/admin', async (req, res) => {
     const viewer = viewerOf(res);
-    const query = ordersQuery.parse(req.query);
+    const read = readOrdersQuery(req.query);
+    if (!read.ok) return respond.badRequest(res, viewer, read.reason);
+    const { query } = read;
     // An embedded viewer sees its own store whatever the query says.
     const scope = scopeOf(viewer);
     const shop = scope ?? query.shop;
-    const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000).toISOString() : undefined;
     const [listing, counts, problems] = await Promise.all([
-      deps.store.search({ shop, status: query.status, from: query.from ? `${query.from}T00:00:00Z` : undefined, to, q: query.q, cursor: query.cursor, limit: PAGE_SIZE }),
+      deps.store.search({ shop, status: query.status, from: query.from ? `${query.from}T00:00:00Z` : undefined, to: query.to ? dayAfter(query.to) : undefined, q: query.q, cursor: query.cursor, limit: PAGE_SIZE }),
       shop ? deps.store.countByStatusOfShop(shop, ORDER_STATUSES) : allStoreCounts(),
       ctx.problemCount(viewer),
     ]);
@@ -77,7 +67,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
         all,
         problems,
         connectUrl,
-        tracking: deps.tracking,
+        carriers: deps.carriers,
       }),
     );
   });
@@ -104,7 +94,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
       keep: link.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION),
     };
     const lines = orderLinesOf(stored?.body);
-    respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems, lines, tracking: deps.tracking }));
+    respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems, lines, carriers: deps.carriers }));
   });
 
   router.post('/admin/orders/:shop/:order/:action', async (req, res) => {

@@ -1,4 +1,4 @@
-import type { TrackingLookup } from '../bridge/ports.js';
+import type { CarrierNames } from '../bridge/ports.js';
 import type { OrderLink, ShipmentLink } from '../orders/model.js';
 import type { RequestedFulfillmentOrder, ServiceRequest } from '../orders/service-request.js';
 import { html, type Html } from './html.js';
@@ -26,15 +26,16 @@ export function shipmentBadge(ctx: PageContext, state: ReturnType<typeof shipmen
 
 /**
  * The carrier and tracking number of a shipment: for a merchant, the company the mapping's `tracking` table names for
- * the printer's carrier code (and its tracking page, when the table has a URL); for operators the code as sent.
+ * the printer's carrier code, and the tracking page the shipment was fulfilled with (its URL template was rendered
+ * once, in a render thread, when the shipment shipped: a page never runs a store's template); for operators the code
+ * as sent.
  */
-export function trackingText(ctx: PageContext, shop: string, s: ShipmentLink, tracking?: TrackingLookup): Html | undefined {
+export function trackingText(ctx: PageContext, shop: string, s: ShipmentLink, carriers?: CarrierNames): Html | undefined {
   if (!s.trackingNumber) return undefined;
   const code = s.carrier?.code;
   if (!isMerchant(ctx)) return html`<span class="mono nowrap">${code ?? s.carrier?.alias ?? ''} ${s.trackingNumber}</span>`;
-  const found = code && tracking ? tracking(shop, code, s.trackingNumber) : undefined;
-  const company = found?.company ?? code ?? s.carrier?.alias;
-  const number = found?.url ? textLink(ctx, found.url, html`<span class="mono">${s.trackingNumber}</span>`, { target: '_blank' }) : html`<span class="mono">${s.trackingNumber}</span>`;
+  const company = (code && carriers?.(shop, code)) || (code ?? s.carrier?.alias);
+  const number = s.trackingUrl ? textLink(ctx, s.trackingUrl, html`<span class="mono">${s.trackingNumber}</span>`, { target: '_blank' }) : html`<span class="mono">${s.trackingNumber}</span>`;
   return html`<span class="nowrap">${company ? html`${company} ` : ''}${number}</span>`;
 }
 

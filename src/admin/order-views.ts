@@ -6,15 +6,15 @@ import { dataTable, submitButton, textField } from './fields.js';
 import { banner, formatTime, layout, linkButton, type PageContext } from './page-layout.js';
 import { badge, card, entries, facts, list, paragraph, row, subdued, subheading, tabs as tabLinks, textLink, timeline } from './parts.js';
 import { actionButtons, orderPath, problemList, statusBadge, waitLinks, waitNote, type OrderActionsAllowed } from './order-fragments.js';
-import type { TrackingLookup } from '../bridge/ports.js';
+import type { CarrierNames } from '../bridge/ports.js';
 import { actorWords, asRecorded, jobWords, type OrderLine, orderWords, SOURCE_WORDS, topicWords, type Words } from './merchant-words.js';
 import { fulfillmentRequestCard, isMerchant, shipmentBadge, shipmentLabel, shipmentState, shopifyOrderLink, testRunCard, trackingText } from './order-sections.js';
 
-function shipmentsCell(ctx: PageContext, link: OrderLink, tracking?: TrackingLookup): Html {
+function shipmentsCell(ctx: PageContext, link: OrderLink, carriers?: CarrierNames): Html {
   if (link.shipments.length === 0) return subdued(ctx, '—', false);
   // One wrapper: at phone width the cell is a two-column grid (label, content).
   return html`<div>${link.shipments.map((s) => {
-    const number = trackingText(ctx, link.shop, s, tracking);
+    const number = trackingText(ctx, link.shop, s, carriers);
     return html`<div>${shipmentLabel(ctx, s)} ${shipmentBadge(ctx, shipmentState(link, s))}${number ? html` ${number}` : ''}${
       !s.fulfillmentId && s.waitingForRelease ? html` ${badge(ctx, 'attention', 'fulfillment on hold in Shopify')}` : ''
     }</div>`;
@@ -52,7 +52,7 @@ export function ordersPage(
     /** Set when the app has no Admin API access to the viewer's shop yet: where to install it. */
     connectUrl?: string;
     /** The mapping's carrier names (merchant pages show the company, not the printer's code). */
-    tracking?: TrackingLookup;
+    carriers?: CarrierNames;
   },
 ): Html {
   const merchant = isMerchant(ctx);
@@ -83,7 +83,7 @@ ${filters.q || filters.shop || filters.from || filters.to ? linkButton(ctx, ctx.
     html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(ctx, l)}`,
     html`<span class="mono">${l.sourceOrderId ?? '—'}</span>`,
     html`<span class="mono">${l.printOrderId ?? '—'}</span>`,
-    shipmentsCell(ctx, l, data.tracking),
+    shipmentsCell(ctx, l, data.carriers),
     subdued(ctx, formatTime(l.updatedAt)),
   ];
   const headings = merchant
@@ -135,13 +135,13 @@ export function orderPage(
     problems: number;
     /** The Shopify order's line items in order (from its stored body), to name lines as the merchant counts them. */
     lines?: OrderLine[];
-    tracking?: TrackingLookup;
+    carriers?: CarrierNames;
   },
 ): Html {
   const l = data.link;
   const merchant = isMerchant(ctx);
-  const tracking = data.tracking;
-  const company = tracking ? (code: string) => tracking(l.shop, code, '').company : undefined;
+  const carriers = data.carriers;
+  const company = carriers ? (code: string) => carriers(l.shop, code) : undefined;
   const words = merchant ? orderWords(l, data.lines, company) : Object.assign(asRecorded, { line: (gid: string) => gid, request: (gid: string) => gid });
   const detailOf = (h: HistoryEntry) => (merchant ? words(actorWords(h.detail ?? '', l.shop)).trim() : h.detail);
   const summary = html`${row(ctx, html`${statusBadge(l.status, Boolean(ctx.embedded))}${waitNote(ctx, l)} ${subdued(ctx, `since ${formatTime(l.statusAt)}`, false)}`)}
@@ -182,7 +182,7 @@ ${card(
             merchant ? shipmentLabel(ctx, s) : s.index,
             html`<div>${shipmentBadge(ctx, shipmentState(l, s))}${s.shippedAt ? html`<div>${subdued(ctx, formatTime(s.shippedAt))}</div>` : ''}</div>`,
             html`<div>${s.lineItems.map((li) => html`<div>${li.quantity} × ${li.title ?? li.sku ?? (merchant ? words.line(li.lineItemId) : li.lineItemId)}${li.sku ? html` ${subdued(ctx, html`<span class="mono">${li.sku}</span>`, false)}` : ''}</div>`)}</div>`,
-            trackingText(ctx, l.shop, s, data.tracking) ?? '—',
+            trackingText(ctx, l.shop, s, carriers) ?? '—',
             html`<div${merchant ? '' : trusted(' class="mono"')}>${
               !s.fulfillmentId && s.waitingForRelease
                 ? html`${badge(ctx, 'attention', 'on hold in Shopify')}<div style="white-space:normal">${s.waitingForRelease.message}</div><div>${subdued(

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import type { OperatorActionDeps } from '../bridge/operator-actions.js';
-import type { TrackingLookup } from '../bridge/ports.js';
+import type { CarrierNames } from '../bridge/ports.js';
 import type { PostgresOrderStore } from '../storage/order-store.js';
 import { bouncePage, EMBEDDED_SCRIPT, EMBEDDED_SCRIPT_ETAG } from './embedded-script.js';
 import type { AdminFailedJobs } from './failed-jobs.js';
@@ -71,10 +71,10 @@ export interface AdminDeps {
   /** Stores' own set-up: the Settings page and the mapping editor (issue 16); without it they are off. */
   shopSetup?: AdminShopSetup & { editor: AdminEditorDeps };
   /**
-   * The carrier company (and tracking page) the mapping's `tracking` table names for a printer's carrier code, as the
-   * events worker looks it up (registryTrackingLookup): merchant pages show the company, not the code.
+   * The carrier company the mapping's `tracking` table names for a printer's carrier code: merchant pages show the
+   * company, not the code. A lookup only; the tracking page shown is the one kept with the shipment.
    */
-  tracking?: TrackingLookup;
+  carriers?: CarrierNames;
   /** Whether the app holds an Admin API token for the shop (else the embedded page offers to connect it). */
   isShopConnected?: (shop: string) => Promise<boolean>;
   /** Secrets the session key derives from (ADMIN_TOKEN, SHOPIFY_API_SECRET). */

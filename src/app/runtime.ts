@@ -167,7 +167,7 @@ async function startWorkerSide(built: AppDependencies, options: RuntimeOptions):
     metrics,
     printEvents: {
       shopify: adminApiFulfillmentPort((shop) => adminClients.forShop(shop)),
-      tracking: registryTrackingLookup(registry),
+      tracking: registryTrackingLookup(registry, built.renderPool),
       notifyCustomer: config.SHOPIFY_NOTIFY_CUSTOMER,
       holdRecheckMs: config.SHOPIFY_HOLD_RECHECK_SECONDS * 1000,
       // Read at the account the order was sent with.

@@ -21,7 +21,7 @@ import { createAdminRouter } from '../admin/router.js';
 import { RedisLoginGuard } from '../admin/login-guard.js';
 import { queueFailedJobs } from '../admin/failed-jobs.js';
 import { registryAdminMappings } from '../admin/mappings.js';
-import { registryTrackingLookup } from '../mapping/tracking-lookup.js';
+import { registryCarrierNames } from '../mapping/tracking-lookup.js';
 import { createPostbackRouter } from '../web/postbacks.js';
 import type { AppDependencies } from './dependencies.js';
 import type { RuntimeOptions } from './runtime.js';
@@ -133,7 +133,7 @@ function mountRoutes(express: Express, built: AppDependencies, options: RuntimeO
         },
         failedJobs,
         mappings: registryAdminMappings(registry, renderPool),
-        tracking: registryTrackingLookup(registry),
+        carriers: registryCarrierNames(registry),
         queues: [webQueues.webhooks, webQueues.orders, webQueues.events, webQueues.shopify, webQueues.maintenance],
         adminToken: config.ADMIN_TOKEN,
         loginGuard: new RedisLoginGuard(requestRedis, prefix, deps.clock),

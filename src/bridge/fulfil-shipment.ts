@@ -1,4 +1,4 @@
-import { about, markShipmentApplied, markShipmentFulfilled, markShipmentShipped, replaceProblems } from '../orders/transitions.js';
+import { about, markShipmentApplied, markShipmentFulfilled, markShipmentShipped, replaceProblems, updateShipment } from '../orders/transitions.js';
 import type { Logger } from 'pino';
 import type { PrintEvent } from '../print-service/postback.js';
 import { ShopifyUserError } from '../shopify/admin-api.js';
@@ -23,6 +23,9 @@ import { withShipmentLease } from './shipment-lease.js';
  * remains open. A lease per order (shipment-lease.ts) keeps two jobs of one order from acting on the same read.
  */
 
+/** A shipment fulfilled without the tracking link the mapping's table has, because its URL template could not render. */
+export const TRACKING_URL_PROBLEM = 'tracking-url';
+
 /** The event names an order or a shipment the link does not have: retrying will not change that. */
 export class PrintEventMismatchError extends Error {
   readonly retryable = false;
@@ -46,7 +49,7 @@ export async function fulfilWaitingShipments(deps: ApplyPrintEventDeps, shop: st
     for (const index of waitingShipments((await deps.store.get(shop, orderId)) ?? initial)) {
       const link = (await deps.store.get(shop, orderId)) ?? initial;
       const shipment = link.shipments.find((s) => s.index === index)!;
-      const tracking = trackingOf(deps, shop, { trackingNumber: shipment.trackingNumber, carrier: shipment.carrier });
+      const { info: tracking } = await trackingOf(deps, shop, { trackingNumber: shipment.trackingNumber, carrier: shipment.carrier });
       outcomes.push(await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld));
     }
     if (outcomes.some((o) => o.kind !== 'waiting-for-release')) await showInShopify(deps, initial);
@@ -54,11 +57,15 @@ export async function fulfilWaitingShipments(deps: ApplyPrintEventDeps, shop: st
   });
 }
 
-function trackingOf(deps: ApplyPrintEventDeps, shop: string, event: Pick<PrintEvent, 'trackingNumber' | 'carrier'>): TrackingInfo | undefined {
-  if (!event.trackingNumber) return undefined;
+/**
+ * The tracking Shopify gets: the company and URL the store's mapping names for the carrier. The URL template renders
+ * in the render pool within the budget (`deps.tracking`); one that could not render gives no URL and `problem`.
+ */
+async function trackingOf(deps: ApplyPrintEventDeps, shop: string, event: Pick<PrintEvent, 'trackingNumber' | 'carrier'>): Promise<{ info?: TrackingInfo; problem?: string }> {
+  if (!event.trackingNumber) return {};
   const code = event.carrier?.code ?? event.carrier?.alias;
-  const found = code ? deps.tracking(shop, code, event.trackingNumber) : {};
-  return { number: event.trackingNumber, company: found.company ?? null, url: found.url ?? null };
+  const found = code ? await deps.tracking(shop, code, event.trackingNumber) : {};
+  return { info: { number: event.trackingNumber, company: found.company ?? null, url: found.url ?? null }, problem: found.problem };
 }
 
 export async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, event: PrintEvent, log: Logger, leaseHeld: () => void): Promise<ApplyPrintEventOutcome> {
@@ -69,12 +76,21 @@ export async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, eve
     throw new PrintEventMismatchError(`Shipment Shipped for ${initial.sourceOrderId ?? orderId} names shipment ${index}, which the order does not have (it has ${initial.shipments.map((s) => s.index).join(', ') || 'none'})`);
   }
 
+  // The tracking URL is rendered once here, in the render pool within the budget, and kept with the shipment: the
+  // pages show it as kept. A template that could not give one leaves the shipment without a link, and says why.
+  const { info: tracking, problem } = await trackingOf(deps, shop, event);
   // The shipment's facts are recorded first: they are true whatever Shopify does next.
   const at = eventTime(deps, event);
   const { link } = await deps.store.update(shop, orderId, (current) => {
     if (!current) return undefined;
-    const { link: next, changed, moved, target } = markShipmentShipped(current, index, { trackingNumber: event.trackingNumber, carrier: event.carrier, at });
+    const { link: marked, changed, moved, target } = markShipmentShipped(current, index, { trackingNumber: event.trackingNumber, carrier: event.carrier, at });
     const cancelled = current.status === 'cancelled';
+    const subject = `tracking of shipment ${index}`;
+    const next = replaceProblems(
+      tracking ? updateShipment(marked, index, (s) => ({ ...s, trackingUrl: tracking.url ?? undefined })) : marked,
+      (p) => p.kind === TRACKING_URL_PROBLEM && p.subject === subject,
+      problem ? [{ kind: TRACKING_URL_PROBLEM, subject, message: problem, at }] : [],
+    );
     return {
       link: next,
       history: [
@@ -101,7 +117,6 @@ export async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, eve
     return { kind: 'not-fulfilled-cancelled', shipmentIndex: index };
   }
 
-  const tracking = trackingOf(deps, shop, event);
   const outcome = await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld);
   await showInShopify(deps, link);
   return outcome;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { HeldFulfillmentOrder } from '../shopify/fulfillment-plan.js';
 import type { HoldWait, OrderLink } from '../orders/model.js';
 import type { OrderStore } from './ports.js';
+import { recordedText } from '../orders/recorded-text.js';
 
 /**
  * A shipment whose fulfillment orders Shopify holds (ON_HOLD: a payment to clear, a fraud check, an address to fix;
@@ -72,7 +73,8 @@ export async function recordHoldWait(deps: HoldWaitDeps, link: OrderLink, index:
       checks,
       nextCheckAt: new Date(now.getTime() + delay).toISOString(),
     };
-    const changed = previous?.message !== message;
+    // The store keeps the message cut to its limit: compared as kept, a long hold note is no change on each re-check.
+    const changed = previous?.message !== recordedText(message);
     return {
       link: updateShipment(current, index, (s) => ({ ...s, waitingForRelease: wait })),
       history: changed ? [{ event: `shipment ${index}: not fulfilled yet, Shopify holds its fulfillment order`, source: 'worker', detail: message }] : [],

@@ -101,8 +101,21 @@ export interface ShopifyFulfillmentPort extends StatusShowing {
   appendOrderNote(shop: string, orderId: string, line: string): Promise<void>;
 }
 
-/** The mapping's `tracking` table: print carrier code → the tracking company and URL Shopify shows the customer. */
-export type TrackingLookup = (shop: string, carrierCode: string, trackingNumber: string) => { company?: string; url?: string };
+/**
+ * The mapping's `tracking` table: print carrier code → the tracking company and URL Shopify shows the customer. The
+ * URL is a store's template, rendered within the render budget off this thread; `problem` says why there is none
+ * when the template could not give one (over its budget, an error).
+ */
+export type TrackingLookup = (shop: string, carrierCode: string, trackingNumber: string) => TrackingFound | Promise<TrackingFound>;
+
+export interface TrackingFound {
+  company?: string;
+  url?: string;
+  problem?: string;
+}
+
+/** The company the mapping names for a printer's carrier code (a table lookup: nothing of a store's is run). */
+export type CarrierNames = (shop: string, carrierCode: string) => string | undefined;
 
 export interface Scheduler {
   /** A submit job after `delayMs`; the same (shop, order, generation) twice is one job. */

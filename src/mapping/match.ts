@@ -16,14 +16,39 @@ export interface Glob {
 
 export function compileGlob(pattern: string): Glob {
   if (!/[*?]/.test(pattern)) return { source: pattern, test: (v) => v === pattern };
-  let re = '^';
-  for (const ch of pattern) {
-    if (ch === '*') re += '[\\s\\S]*';
-    else if (ch === '?') re += '[\\s\\S]';
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  const glob = [...pattern];
+  return { source: pattern, test: (v) => wildcardMatch(glob, [...v]) };
+}
+
+/**
+ * `*` (any run) and `?` (one character) over code points, in at most pattern × value steps. A regular expression of
+ * the same glob backtracks once per `*` nested in the one before: `*a*a*a*a*a*a*b` against a long SKU of `a`s grows
+ * with the SKU's length to the power of the stars. Here only the last `*` is ever resumed, which is enough: a later
+ * star can take whatever an earlier one would have.
+ */
+function wildcardMatch(glob: readonly string[], value: readonly string[]): boolean {
+  let g = 0;
+  let v = 0;
+  let star = -1;
+  let resume = 0;
+  while (v < value.length) {
+    if (g < glob.length && glob[g] !== '*' && (glob[g] === '?' || glob[g] === value[v])) {
+      g += 1;
+      v += 1;
+    } else if (g < glob.length && glob[g] === '*') {
+      star = g;
+      g += 1;
+      resume = v;
+    } else if (star >= 0) {
+      g = star + 1;
+      resume += 1;
+      v = resume;
+    } else {
+      return false;
+    }
   }
-  const regex = new RegExp(re + '$', 'u');
-  return { source: pattern, test: (v) => regex.test(v) };
+  while (g < glob.length && glob[g] === '*') g += 1;
+  return g === glob.length;
 }
 
 export interface CompiledMatch {

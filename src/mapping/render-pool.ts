@@ -1,7 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { mappingProblem } from './errors.js';
-import type { MappingRenderer, RenderOutcome, RenderOutcomeData, RenderRequest, RenderTask } from './render-task.js';
+import type { LoadedMapping } from './load.js';
+import type { MappingRenderer, RenderOutcome, RenderOutcomeData, RenderRequest, RenderTask, TrackingRenderer, TrackingRequest } from './render-task.js';
 import { ORDER_RENDER_BUDGET_MS } from './templates.js';
+import { carrierCompany, trackingProblem, type TrackingOutcome } from './tracking.js';
 
 /**
  * Where stores' mappings render: a few worker threads, each stopped hard when an order overruns its budget (DESIGN
@@ -10,13 +13,19 @@ import { ORDER_RENDER_BUDGET_MS } from './templates.js';
  * little grace, after which the thread is terminated (whatever the template is doing, even inside one filter) and
  * replaced, and the order gets a problem saying so. Each thread's heap is capped too (`maxMemoryMb`).
  *
- * Fair between stores: a store has at most `threads - 1` threads (one when there are two or fewer) while another
- * store's order waits, so one store's slow mapping never stands in front of every other store's orders.
+ * Fair between stores, counted in the machine's cores as well as the pool's threads: one store renders on at most
+ * `min(threads, cores) - 1` threads at once (at least one), whether or not another store is waiting yet. So however
+ * slow one store's templates are, a thread is free when another store's order comes, and that order's render shares
+ * the CPU with at most `cores - 1` of the slow store's threads: it starts at once and takes about twice its time alone
+ * at most (docs/operations.md, "Render threads"). Holding only the thread count, a store that came first took every
+ * thread, and every thread's core: another store's first orders waited seconds behind renders held at their budget.
  */
 
 export interface RenderPoolOptions {
   /** Threads (default 2). */
   threads?: number;
+  /** The machine's cores (default `os.availableParallelism()`): one store's share is one less than these. */
+  cores?: number;
   /** The order's render budget; the thread is stopped `graceMs` after it. */
   budgetMs?: number;
   graceMs?: number;
@@ -30,9 +39,15 @@ export interface RenderPoolOptions {
 
 interface Pending {
   task: RenderTask;
-  resolve(outcome: RenderOutcome): void;
+  /** The thread's answer, as the caller gets it. */
+  answer(data: unknown): void;
+  /** The thread was stopped at the budget or its heap cap: the outcome that says so. */
+  stopped(why: 'budget' | 'memory'): void;
   reject(error: Error): void;
 }
+
+/** What a render that answers `T` needs from the pool. */
+type Job<T> = (RenderTask extends infer U ? (U extends RenderTask ? Omit<U, 'id'> : never) : never) & { resolveWith: (data: unknown) => T; stoppedWith: (why: 'budget' | 'memory') => T };
 
 interface Slot {
   worker: Worker;
@@ -48,11 +63,13 @@ export interface RenderPoolStats {
   stopped: number;
 }
 
-export class MappingRenderPool implements MappingRenderer {
+export class MappingRenderPool implements MappingRenderer, TrackingRenderer {
   private readonly slots: Slot[] = [];
   private readonly queues = new Map<string, Pending[]>();
   private readonly runningByShop = new Map<string, number>();
   private readonly threads: number;
+  /** Threads one store may hold at once (the class comment). */
+  private readonly share: number;
   private readonly hardLimitMs: number;
   private readonly maxMemoryMb: number;
   private nextId = 1;
@@ -68,6 +85,7 @@ export class MappingRenderPool implements MappingRenderer {
 
   constructor(options: RenderPoolOptions = {}) {
     this.threads = Math.max(1, options.threads ?? 2);
+    this.share = Math.max(1, Math.min(this.threads, options.cores ?? availableParallelism()) - 1);
     this.hardLimitMs = (options.budgetMs ?? ORDER_RENDER_BUDGET_MS) + (options.graceMs ?? 250);
     // Below this a thread's own start-up leaves too little room, and V8 may abort the whole process instead of the thread.
     this.maxMemoryMb = Math.max(MIN_MEMORY_MB, options.maxMemoryMb ?? 128);
@@ -82,11 +100,50 @@ export class MappingRenderPool implements MappingRenderer {
     // One allocation larger than what is left of a thread's heap makes V8 abort the process, not stop the thread: a body
     // that could come near the cap is refused here (webhooks are at most 5 MB, far below it).
     if (typeof request.body === 'string' && request.body.length > (this.maxMemoryMb * 1024 * 1024) / 4) return Promise.resolve(stoppedOutcome('too-large'));
-    return new Promise<RenderOutcome>((resolve, reject) => {
-      const task: RenderTask = { id: this.nextId++, shop: request.shop, mapping: { file: request.mapping.file, key: request.mapping.key, source: request.mapping.source }, body: request.body, options: request.options ?? {} };
-      const queue = this.queues.get(request.shop) ?? [];
-      queue.push({ task, resolve, reject });
-      this.queues.set(request.shop, queue);
+    return this.run({
+      kind: 'map',
+      shop: request.shop,
+      mapping: mappingOf(request),
+      body: request.body,
+      options: request.options ?? {},
+      resolveWith: (data) => {
+        const result = data as RenderOutcomeData;
+        return { ...result, lineGids: new Map(result.lineGids) };
+      },
+      stoppedWith: stoppedOutcome,
+    });
+  }
+
+  /**
+   * Renders a shipment's tracking URL with the store's mapping in a render thread, within the order budget. A template
+   * stopped at the budget gives the company without a URL and the reason, never a wait.
+   */
+  tracking(request: TrackingRequest): Promise<TrackingOutcome> {
+    if (this.closed) return Promise.reject(new Error('the mapping render pool is closed'));
+    if (this.slots.length === 0 && Date.now() < this.spawnBlockedUntil) return Promise.reject(new RenderThreadError('render threads failed to start; waiting before the next try'));
+    return this.run({
+      kind: 'tracking',
+      shop: request.shop,
+      mapping: mappingOf(request),
+      carrierCode: request.carrierCode,
+      trackingNumber: request.trackingNumber,
+      resolveWith: (data) => data as TrackingOutcome,
+      stoppedWith: (why) => ({ company: carrierCompany(request.mapping.config, request.carrierCode), problem: trackingProblem(request.carrierCode, stoppedMessage(why)) }),
+    });
+  }
+
+  private run<T>(job: Job<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const { resolveWith, stoppedWith, ...task } = job;
+      const pending: Pending = {
+        task: { ...task, id: this.nextId++ } as RenderTask,
+        answer: (data) => resolve(resolveWith(data)),
+        stopped: (why) => resolve(stoppedWith(why)),
+        reject,
+      };
+      const queue = this.queues.get(job.shop) ?? [];
+      queue.push(pending);
+      this.queues.set(job.shop, queue);
       this.dispatch();
     });
   }
@@ -126,28 +183,22 @@ export class MappingRenderPool implements MappingRenderer {
     }
   }
 
-  /** The next order to render: stores with the fewest running first, in turn; none past its share while others wait. */
+  /** The next render: stores with the fewest running first, in turn; none past its share, even while alone. */
   private nextPending(): Pending | undefined {
     const waiting = [...this.queues.entries()].filter(([, q]) => q.length > 0);
     if (waiting.length === 0) return undefined;
-    const share = waiting.length > 1 || this.busyShopsOtherThan(waiting[0]![0]) ? Math.max(1, this.threads - 1) : this.threads;
     const start = this.turn++ % waiting.length;
     let best: [string, Pending[]] | undefined;
     for (let i = 0; i < waiting.length; i++) {
       const entry = waiting[(start + i) % waiting.length]!;
       const running = this.runningByShop.get(entry[0]) ?? 0;
-      if (running >= share) continue;
+      if (running >= this.share) continue;
       if (!best || running < (this.runningByShop.get(best[0]) ?? 0)) best = entry;
     }
     if (!best) return undefined;
     const pending = best[1].shift()!;
     if (best[1].length === 0) this.queues.delete(best[0]);
     return pending;
-  }
-
-  private busyShopsOtherThan(shop: string): boolean {
-    for (const [other, n] of this.runningByShop) if (other !== shop && n > 0) return true;
-    return false;
   }
 
   private start(slot: Slot, pending: Pending): void {
@@ -193,7 +244,7 @@ export class MappingRenderPool implements MappingRenderer {
     if (orders) {
       this.stopped += 1;
       this.startFailures = 0;
-      pending?.resolve(stoppedOutcome(why));
+      pending?.stopped(why);
     } else {
       if (!slot.ready) this.startFailures += 1;
       this.onEvent?.({ kind: 'thread-failed', detail: detail ?? why });
@@ -212,7 +263,7 @@ export class MappingRenderPool implements MappingRenderer {
   private spawn(): Slot {
     const worker = this.createWorker(this.maxMemoryMb);
     const slot: Slot = { worker, ready: false };
-    worker.on('message', (message: { id: number; result?: RenderOutcomeData; error?: string; ready?: boolean }) => {
+    worker.on('message', (message: { id: number; result?: unknown; error?: string; ready?: boolean }) => {
       if (message.ready) {
         slot.ready = true;
         this.startFailures = 0;
@@ -224,8 +275,8 @@ export class MappingRenderPool implements MappingRenderer {
       }
       const pending = this.finish(slot);
       if (pending && pending.task.id === message.id) {
-        if (message.result) pending.resolve({ ...message.result, lineGids: new Map(message.result.lineGids) });
-        else pending.reject(new Error(`mapping the order failed in its render thread: ${message.error ?? 'no answer'}`));
+        if (message.result) pending.answer(message.result);
+        else pending.reject(new Error(`rendering failed in its render thread: ${message.error ?? 'no answer'}`));
       } else if (pending) {
         pending.reject(new RenderThreadError(`the render thread answered task ${message.id} while running ${pending.task.id}`));
       }
@@ -255,14 +306,20 @@ const STARTUP_ALLOWANCE_MS = 10_000;
 
 const MIN_MEMORY_MB = 64;
 
+function stoppedMessage(why: 'budget' | 'memory' | 'too-large'): string {
+  return why === 'budget'
+    ? `rendering this order's templates took longer than the ${ORDER_RENDER_BUDGET_MS} ms budget and was stopped (rendering is bounded; simplify the slow template)`
+    : why === 'memory'
+      ? 'mapping this order used more memory than a render thread may (MAPPING_RENDER_MEMORY_MB) and was stopped (rendering is bounded; simplify the template)'
+      : 'the order is too large to map within a render thread\'s memory (MAPPING_RENDER_MEMORY_MB)';
+}
+
 function stoppedOutcome(why: 'budget' | 'memory' | 'too-large'): RenderOutcome {
-  const message =
-    why === 'budget'
-      ? `rendering this order's templates took longer than the ${ORDER_RENDER_BUDGET_MS} ms budget and was stopped (rendering is bounded; simplify the slow template)`
-      : why === 'memory'
-        ? 'mapping this order used more memory than a render thread may (MAPPING_RENDER_MEMORY_MB) and was stopped (rendering is bounded; simplify the template)'
-        : 'the order is too large to map within a render thread\'s memory (MAPPING_RENDER_MEMORY_MB)';
-  return { ok: false, problems: [mappingProblem({ kind: 'template', field: '', message })], lineGids: new Map() };
+  return { ok: false, problems: [mappingProblem({ kind: 'template', field: '', message: stoppedMessage(why) })], lineGids: new Map() };
+}
+
+function mappingOf(request: { mapping: Pick<LoadedMapping, 'file' | 'key' | 'source'> }): RenderTask['mapping'] {
+  return { file: request.mapping.file, key: request.mapping.key, source: request.mapping.source };
 }
 
 /**

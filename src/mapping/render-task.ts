@@ -4,21 +4,35 @@ import { loadMappingText, type LoadedMapping } from './load.js';
 import { mapOrder, type MapOptions, type MapResult } from './map-order.js';
 import type { MappingFile } from './schema.js';
 import { unwrapOrder } from './shopify-order.js';
+import { orderRenderBudget } from './templates.js';
+import { trackingFor, type TrackingOutcome } from './tracking.js';
 
 /**
- * Mapping one order with a store's mapping, as a message a render thread takes (render-worker.ts). Everything in it
- * is plain data, so it crosses threads.
+ * What a render thread (render-worker.ts) does with a store's mapping: map one order, or render the tracking URL of a
+ * shipment from the mapping's `tracking` table. Every store template runs here, never on the process's own thread.
+ * Everything in a task is plain data, so it crosses threads.
  */
 
-export interface RenderTask {
+interface TaskOf<K extends string> {
+  kind: K;
   id: number;
   shop: string;
   /** The mapping's text and its key (file name and hash): loaded once per key in this thread. */
   mapping: { file: string; key: string; source: string };
+}
+
+export interface MapTask extends TaskOf<'map'> {
   /** The order: a webhook body's text (parsed here, ids above 2^53 exact) or the parsed body. */
   body: unknown;
   options: MapOptions;
 }
+
+export interface TrackingTask extends TaskOf<'tracking'> {
+  carrierCode: string;
+  trackingNumber: string;
+}
+
+export type RenderTask = MapTask | TrackingTask;
 
 const LOADED_KEPT = 64;
 const loaded = new Map<string, MappingFile>();
@@ -46,10 +60,14 @@ function lineGids(body: unknown): [string, string][] {
   return out;
 }
 
-export function runTask(task: RenderTask): RenderOutcomeData {
+export function runTask(task: RenderTask): RenderOutcomeData | TrackingOutcome {
   const config = configOf(task.mapping);
-  if (typeof config === 'string') {
+  if (task.kind === 'tracking') {
     // Checked when it was loaded in the main thread: only a bug gets here.
+    if (typeof config === 'string') return { company: task.carrierCode, problem: `the mapping did not load in the render thread: ${config}` };
+    return trackingFor(config, task.carrierCode, task.trackingNumber, orderRenderBudget());
+  }
+  if (typeof config === 'string') {
     return { ok: false as const, problems: [mappingProblem({ kind: 'template', field: '', message: `the mapping did not load in the render thread: ${config}` })], lineGids: [] };
   }
   const parsed = typeof task.body === 'string' ? parseJsonLossless(task.body) : task.body;
@@ -72,7 +90,19 @@ export interface RenderRequest {
   options?: MapOptions;
 }
 
+export interface TrackingRequest {
+  shop: string;
+  mapping: Pick<LoadedMapping, 'file' | 'key' | 'source' | 'config'>;
+  carrierCode: string;
+  trackingNumber: string;
+}
+
 /** Where the app maps orders: the render pool (render-pool.ts); tests may pass another. */
 export interface MappingRenderer {
   map(request: RenderRequest): Promise<RenderOutcome>;
+}
+
+/** Where the app renders a shipment's tracking URL from a store's mapping: the render pool, within the budget. */
+export interface TrackingRenderer {
+  tracking(request: TrackingRequest): Promise<TrackingOutcome>;
 }

@@ -1,15 +1,34 @@
-import type { TrackingLookup } from '../bridge/ports.js';
+import type { CarrierNames, TrackingLookup } from '../bridge/ports.js';
 import type { MappingRegistry } from './registry.js';
-import { trackingFor } from './tracking.js';
+import type { TrackingRenderer } from './render-task.js';
+import { carrierCompany, isWebAddress, trackingEntry } from './tracking.js';
 
 /**
- * The events worker's tracking lookup on the mapping registry: the `tracking` table of the file serving the shop,
- * read at each event so a hot-reloaded file applies to the next shipment. A shop no file serves gets the carrier
- * code as the company, as an unknown code does.
+ * The events worker's tracking lookup on the mapping registry: the `tracking` table of the mapping serving the shop,
+ * read at each event so a hot-reloaded file applies to the next shipment. A shop no mapping serves gets the carrier
+ * code as the company, as an unknown code does. A URL template renders in the render pool within the budget
+ * (`renderer`), never on this thread: a store's template is code, and one that takes a second a render held every
+ * store's webhooks while it ran here.
  */
-export function registryTrackingLookup(registry: MappingRegistry): TrackingLookup {
-  return (shop, carrierCode, trackingNumber) => {
+export function registryTrackingLookup(registry: MappingRegistry, renderer: TrackingRenderer): TrackingLookup {
+  return async (shop, carrierCode, trackingNumber) => {
     const mapping = registry.forShop(shop);
-    return mapping ? trackingFor(mapping, carrierCode, trackingNumber) : { company: carrierCode };
+    const entry = mapping && trackingEntry(mapping, carrierCode);
+    if (!mapping || !entry) return { company: carrierCode };
+    if (!entry.url) return { company: entry.company };
+    // A URL without Liquid in it is text: nothing to run.
+    if (entry.url.kind === 'const') {
+      const url = entry.url.value.trim();
+      return url && isWebAddress(url) ? { company: entry.company, url } : { company: entry.company };
+    }
+    return renderer.tracking({ shop, mapping, carrierCode, trackingNumber });
+  };
+}
+
+/** The company the mapping serving the shop names for a carrier code (the pages' words): a lookup, nothing rendered. */
+export function registryCarrierNames(registry: MappingRegistry): CarrierNames {
+  return (shop, carrierCode) => {
+    const mapping = registry.forShop(shop);
+    return mapping ? carrierCompany(mapping, carrierCode) : carrierCode;
   };
 }

@@ -28,6 +28,11 @@ export interface ShipmentLink {
   trackingNumber?: string;
   carrier?: Carrier;
   shippedAt?: string;
+  /**
+   * The tracking page Shopify shows the customer, rendered from the mapping's `tracking` table (in a render thread,
+   * within the budget) when the shipment shipped: the pages show it as kept, never running the template again.
+   */
+  trackingUrl?: string;
   /** Shopify fulfillment gid, once fulfilled. */
   fulfillmentId?: string;
   /** The tracking number the fulfillment carries in Shopify. */

@@ -128,19 +128,40 @@ function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.updatedAt, cursor.shop, cursor.orderId])).toString('base64url');
 }
 
-/** A cursor that does not read back is the first page, not an error: it only ever comes from a link we made. */
+/** The time in a cursor, exactly as `search` writes it (to_char … 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'). */
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z$/;
+const CURSOR_CHARS = 500;
+
+/** A real calendar day written YYYY-MM-DD, years 0001–9999: one PostgreSQL takes (it has no year 0). */
+export function isCalendarDay(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+}
+
+/**
+ * The cursor, when it is one `search` made: its time in that exact form and a real day PostgreSQL takes (what
+ * `Date.parse` accepts is wider: `1`, `+275760-09-13T00:00:00.000Z` or 30 February reached the query and made it fail).
+ */
 function decodeCursor(value: string | undefined): Cursor | undefined {
-  if (!value) return undefined;
+  if (!value || value.length > CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parsed) && parsed.length === 3 && parsed.every((p) => typeof p === 'string') && !Number.isNaN(Date.parse(parsed[0] as string))) {
-      const [updatedAt, shop, orderId] = parsed as [string, string, string];
-      return { updatedAt, shop, orderId };
-    }
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
   } catch {
-    // falls through
+    return undefined;
   }
-  return undefined;
+  if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((p) => typeof p === 'string' && p.length > 0)) return undefined;
+  const [updatedAt, shop, orderId] = parsed as [string, string, string];
+  return CURSOR_TIME.test(updatedAt) && isCalendarDay(updatedAt.slice(0, 10)) ? { updatedAt, shop, orderId } : undefined;
+}
+
+/** Whether `value` is a cursor of the order list (the route refuses any other with 400). */
+export function isOrderCursor(value: string): boolean {
+  return decodeCursor(value) !== undefined;
 }
 
 /** The predicate of orders_unconfirmed_postback_idx (src/db/schema.ts), written the same so the planner uses it. */

@@ -12,10 +12,12 @@ import { HISTORY_LIMIT, OrderHistory } from './order-history.js';
 import { OrderBodies } from './order-bodies.js';
 import { SourceOrderIds } from './source-order-ids.js';
 import { ShopActivity } from './shop-activity.js';
+import { boundedHistoryEntry, boundedLink } from './recorded-text.js';
 
 export type { UnreadablePostback } from './unreadable-postbacks.js';
 export { UNREADABLE_BODY_LIMIT, UNREADABLE_POSTBACKS_LIMIT, UnreadablePostbacks } from './unreadable-postbacks.js';
 export { HISTORY_LIMIT } from './order-history.js';
+export { RECORDED_TEXT_LIMIT, recordedText } from '../orders/recorded-text.js';
 
 /**
  * The order link store: for every Shopify order the app has seen, the link to its print order (sourceOrderId,
@@ -102,8 +104,9 @@ export class PostgresOrderStore extends ShortLivedRecords implements OrderStore 
         return { link: current, changed: false };
       }
       const now = this.clock();
-      const link: OrderLink = { ...mutation.link, shop, orderId, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 };
-      if (await this.write(current?.version ?? 0, link, mutation.history ?? [], now)) return { link, changed: true };
+      // Text from outside (hold notes, the printer's errors) is bounded here, whichever use case recorded it.
+      const link: OrderLink = boundedLink({ ...mutation.link, shop, orderId, updatedAt: now.toISOString(), version: (current?.version ?? 0) + 1 });
+      if (await this.write(current?.version ?? 0, link, (mutation.history ?? []).map(boundedHistoryEntry), now)) return { link, changed: true };
       lost = true;
     }
     throw new OrderStoreConflictError(shop, orderId);
@@ -156,7 +159,7 @@ export class PostgresOrderStore extends ShortLivedRecords implements OrderStore 
 
   /** Adds a history entry without changing the link (e.g. an operator action that changed nothing). */
   async note(shop: string, orderId: string, entry: Omit<HistoryEntry, 'at'>): Promise<void> {
-    await this.historyLog.note(shop, orderId, entry);
+    await this.historyLog.note(shop, orderId, boundedHistoryEntry(entry));
   }
 
   /**

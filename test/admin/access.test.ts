@@ -286,8 +286,11 @@ describe('admin access', () => {
     expect(names(await admin.page(`/admin?shop=paging-store.myshopify.com&from=${today}&to=${today}`))).toHaveLength(25);
     expect(names(await admin.page('/admin?shop=paging-store.myshopify.com&to=2000-01-01'))).toEqual([]);
     expect(names(await admin.page('/admin?shop=other.myshopify.com'))).toEqual([]);
-    // Nonsense in the query falls back to the first page of everything.
-    expect(names(await admin.page('/admin?status=nope&cursor=%%%&from=yesterday&shop=<b>'))).toHaveLength(25);
+    // A status or store not understood falls back to the first page of everything; a date or cursor that is not one is refused, named.
+    expect(names(await admin.page('/admin?status=nope&shop=<b>'))).toHaveLength(25);
+    const refused = await admin.get('/admin?cursor=%%%&from=yesterday');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/from: must be a real date.*cursor: not a page link/);
   });
 
   it('slows down guessing the operator token', async () => {

@@ -39,7 +39,7 @@ export const link = (status: OrderLink['status'], extra: Partial<OrderLink> = {}
     { kind: 'test-mode', message: 'test mode', at },
   ],
   shipments: [
-    { index: 0, status: 'shipped', lineItems: [{ lineItemId: 'gid://shopify/LineItem/1', quantity: 1, sku: 'PRINT-A5', title: 'Poster' }], trackingNumber: 'RM1', carrier: { code: 'royalmail' }, shippedAt: at, fulfillmentId: 'gid://shopify/Fulfillment/1', fulfilledTrackingNumber: 'RM1' },
+    { index: 0, status: 'shipped', lineItems: [{ lineItemId: 'gid://shopify/LineItem/1', quantity: 1, sku: 'PRINT-A5', title: 'Poster' }], trackingNumber: 'RM1', carrier: { code: 'royalmail' }, trackingUrl: 'https://track.example/RM1', shippedAt: at, fulfillmentId: 'gid://shopify/Fulfillment/1', fulfilledTrackingNumber: 'RM1' },
     { index: 1, status: 'shipped', lineItems: [{ lineItemId: 'gid://shopify/LineItem/2', quantity: 1, sku: 'MUG-1' }], trackingNumber: 'RM2', waitingForRelease: { since: at, message: 'on hold', fulfillmentOrderIds: [], nextCheckAt: at } as never },
   ],
   testRun: {
@@ -64,7 +64,7 @@ const history: HistoryEntry[] = [
   { at, event: 'submitted', source: 'worker', status: 'submitted', detail: 'as acme-1001' },
   { at, event: 'order paid received', source: 'shopify' },
 ];
-const tracking = () => ({ company: 'Royal Mail', url: 'https://track.example/RM1' });
+const carriers = () => 'Royal Mail';
 const checklist = { items: [{ key: 'account' as const, label: 'Print account connected', done: true, detail: 'ok' }, { key: 'test-order' as const, label: 'One test order', done: false, detail: 'none yet' }], ready: true };
 const account = { baseUrl: 'https://print.example', sourceAccount: 'acme', connectedAt: at } as never;
 const postback = { url: 'https://app.example/postbacks/x', triggers: [{ event: 'Order Received', url: 'https://app.example/postbacks/x', method: 'POST', headers: {}, template: '{}' }] };
@@ -74,10 +74,10 @@ export function pages(): Record<string, string> {
   const orders = [link('submitted'), link('waiting'), link('held', { shipments: [] })];
   const setup = { shop: SHOP, mode: 'test' as const, fulfillment: 'service' as const, printAccount: account, accountCheck: { ok: true, message: 'fine', at }, revision: 1 };
   return {
-    orders: ordersPage(ctx, { links: orders, filters: { q: 'x' }, next: 'c', paged: true, counts: { submitted: 1, waiting: 1 }, all: 3, problems: 2, connectUrl: '/auth', tracking }).value,
+    orders: ordersPage(ctx, { links: orders, filters: { q: 'x' }, next: 'c', paged: true, counts: { submitted: 1, waiting: 1 }, all: 3, problems: 2, connectUrl: '/auth', carriers }).value,
     'orders (none yet)': ordersPage(ctx, { links: [], filters: {}, paged: false, counts: {}, all: 0, problems: 0 }).value,
     'orders (none match)': ordersPage(ctx, { links: [], filters: { status: 'held' }, paged: false, counts: {}, all: 0, problems: 0 }).value,
-    order: orderPage(ctx, { link: link('cancelled'), history, allowed: { resubmit: true, retry: true, cancel: true, keep: true }, failedJobs: [{ queue: 'orders', name: 'submit', failedReason: 'timeout' }], problems: 1, tracking }).value,
+    order: orderPage(ctx, { link: link('cancelled'), history, allowed: { resubmit: true, retry: true, cancel: true, keep: true }, failedJobs: [{ queue: 'orders', name: 'submit', failedReason: 'timeout' }], problems: 1, carriers }).value,
     'order (not printed, no shipments)': orderPage(ctx, { link: link('not-printed', { notPrintedReason: 'nothing to print', shipments: [], testRun: { at, valid: true, order: undefined, problems: [] } }), history: [], allowed: { resubmit: false, retry: false, cancel: false }, failedJobs: [], problems: 0 }).value,
     problems: problemsPage(ctx, {
       waiting: [link('waiting')],

@@ -68,7 +68,7 @@ describe('merchant words on merchant pages', () => {
           { kind: 'changed-after-submission', subject: 'line items', message: `${mugLine} quantity 1 → 2`, at },
         ],
         shipments: [
-          { index: 0, status: 'shipped', lineItems: [{ lineItemId: posterLine!, quantity: 1, sku: 'PRINT-A5', title: 'Poster A5' }], trackingNumber: 'RM123456785GB', carrier: { code: 'royalmail' }, shippedAt: at, fulfillmentId: 'gid://shopify/Fulfillment/4242' },
+          { index: 0, status: 'shipped', lineItems: [{ lineItemId: posterLine!, quantity: 1, sku: 'PRINT-A5', title: 'Poster A5' }], trackingNumber: 'RM123456785GB', carrier: { code: 'royalmail' }, trackingUrl: 'https://track.example.com/RM123456785GB', shippedAt: at, fulfillmentId: 'gid://shopify/Fulfillment/4242' },
           { index: 1, status: 'pending', lineItems: [{ lineItemId: mugLine!, quantity: 1, sku: 'MUG-1', title: 'Mug' }] },
         ],
         testRun: {

@@ -125,4 +125,41 @@ describe('the mapping render pool', () => {
     // The other store waited for at most one of the slow store's orders, never behind all four.
     expect(done.indexOf('fast')).toBeLessThanOrEqual(2);
   }, 30_000);
+
+  it("holds a slow store to its share of the machine's cores: with its renders pinned at the budget, another store's render starts without waiting for them", async () => {
+    // Render threads that spin on the slow store's orders until the pool stops them (pinned at the budget), and answer
+    // any other store's at once. Each order given to a thread is recorded, in the order the pool gives them.
+    const given: string[] = [];
+    let answered = () => undefined as void;
+    const fastAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const spinning = `const { parentPort } = require('node:worker_threads');
+      parentPort.on('message', (task) => {
+        if (task.shop === 'slow.myshopify.com') for (;;) {}
+        parentPort.postMessage({ id: task.id, result: { ok: true, order: {}, lines: [], ignored: [], skipped: [], lineGids: [] } });
+      });
+      parentPort.postMessage({ ready: true });`;
+    // More threads than the two cores: the thread count alone let the slow store take all three, and every core.
+    pool = new MappingRenderPool({
+      threads: 3,
+      cores: 2,
+      budgetMs: 3_000,
+      graceMs: 0,
+      createWorker: () => {
+        const worker = new Worker(spinning, { eval: true });
+        const post = worker.postMessage.bind(worker);
+        worker.postMessage = (task: { shop: string }) => (given.push(task.shop), post(task));
+        return worker;
+      },
+    });
+    const slow = Array.from({ length: 3 }, () => pool!.map({ shop: 'slow.myshopify.com', mapping: DEFAULT, body: BODY }).catch((error: Error) => error));
+    const fast = pool.map({ shop: 'fast.myshopify.com', mapping: DEFAULT, body: BODY }).then((r) => (answered(), r));
+    await fastAnswered;
+    expect((await fast).ok).toBe(true);
+    // The slow store had one thread (one less than the cores), the other store's order went to a free one at once:
+    // none of the slow renders had been stopped at its budget when it was answered.
+    expect(given).toEqual(['slow.myshopify.com', 'fast.myshopify.com']);
+    expect(pool.stats()).toMatchObject({ running: 1, queued: 2, stopped: 0 });
+    await pool.close();
+    expect((await Promise.all(slow)).every((r) => r instanceof Error)).toBe(true);
+  });
 });
