@@ -114,7 +114,7 @@ describe('prepared statements (issue 27)', () => {
 });
 
 describe('the embedded database (PGlite)', () => {
-  it('keeps its data in DATA_DIR across restarts, and refuses a second process with the reason', async () => {
+  it('keeps its data in DATA_DIR across restarts, and refuses a second process with the reason', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pb-pglite-'));
     const first = await openDatabase({ dataDir: dir });
     await first.migrate();
