@@ -49,7 +49,9 @@ export async function fulfilWaitingShipments(deps: ApplyPrintEventDeps, shop: st
     for (const index of waitingShipments((await deps.store.get(shop, orderId)) ?? initial)) {
       const link = (await deps.store.get(shop, orderId)) ?? initial;
       const shipment = link.shipments.find((s) => s.index === index)!;
-      const { info: tracking } = await trackingOf(deps, shop, { trackingNumber: shipment.trackingNumber, carrier: shipment.carrier });
+      // The URL rendered when the shipment shipped is the one kept: a render that fails now cannot take it away.
+      const { info } = await trackingOf(deps, shop, { trackingNumber: shipment.trackingNumber, carrier: shipment.carrier });
+      const tracking = info && shipment.trackingUrl ? { ...info, url: shipment.trackingUrl } : info;
       outcomes.push(await fulfilShipment(deps, link, shipment, tracking, log, leaseHeld));
     }
     if (outcomes.some((o) => o.kind !== 'waiting-for-release')) await showInShopify(deps, initial);
@@ -83,11 +85,14 @@ export async function shipped(deps: ApplyPrintEventDeps, initial: OrderLink, eve
   const at = eventTime(deps, event);
   const { link } = await deps.store.update(shop, orderId, (current) => {
     if (!current) return undefined;
+    const before = current.shipments.find((s) => s.index === index);
     const { link: marked, changed, moved, target } = markShipmentShipped(current, index, { trackingNumber: event.trackingNumber, carrier: event.carrier, at });
+    // A repeated event whose render fails keeps the URL rendered for the same tracking number before.
+    const keptUrl = before?.trackingNumber === event.trackingNumber ? before?.trackingUrl : undefined;
     const cancelled = current.status === 'cancelled';
     const subject = `tracking of shipment ${index}`;
     const next = replaceProblems(
-      tracking ? updateShipment(marked, index, (s) => ({ ...s, trackingUrl: tracking.url ?? undefined })) : marked,
+      tracking ? updateShipment(marked, index, (s) => ({ ...s, trackingUrl: tracking.url ?? (problem ? keptUrl : undefined) })) : marked,
       (p) => p.kind === TRACKING_URL_PROBLEM && p.subject === subject,
       problem ? [{ kind: TRACKING_URL_PROBLEM, subject, message: problem, at }] : [],
     );

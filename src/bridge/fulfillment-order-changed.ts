@@ -71,7 +71,8 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
     return { ok: false, message: `not JSON: ${(error as Error).message}` };
   }
   // `fulfillment_orders/moved` names the fulfillment order that was moved as `original_fulfillment_order`.
-  if (topic === 'fulfillment_orders/moved' && json && typeof json === 'object' && 'original_fulfillment_order' in json) {
+  // As intake reads it: the original only where the body has no `fulfillment_order` of its own.
+  if (topic === 'fulfillment_orders/moved' && json && typeof json === 'object' && 'original_fulfillment_order' in json && !('fulfillment_order' in json)) {
     json = { ...(json as Record<string, unknown>), fulfillment_order: (json as Record<string, unknown>).original_fulfillment_order };
   }
   const parsed = bodySchema.safeParse(json);

@@ -61,9 +61,9 @@ export async function takeFulfillmentRequests(deps: BridgeDeps, shop: string): P
   return { kind: 'taken', fulfillmentRequests: requested.fulfillmentOrders.length, cancellationRequests: cancellations.fulfillmentOrders.length, orders: [...orders], rejected };
 }
 
-/** An answer about this order alone that trying again will not change (a store-wide one, closed or frozen, has a status). */
+/** An answer about this order alone that trying again will not change (a store-wide one has a status or a GraphQL error code; Shopify failing this time is retryable). */
 function isUnreadableOrder(error: unknown): boolean {
-  return error instanceof ShopifyProtocolError && error.httpStatus === undefined;
+  return error instanceof ShopifyProtocolError && error.unreadableAnswer;
 }
 
 /**

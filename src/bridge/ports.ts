@@ -117,6 +117,22 @@ export interface TrackingFound {
 /** The company the mapping names for a printer's carrier code (a table lookup: nothing of a store's is run). */
 export type CarrierNames = (shop: string, carrierCode: string) => string | undefined;
 
+/** What a redaction erases of one store's job records (src/queue/job-records.ts). */
+export interface JobMentions {
+  /** The store whose records these are. */
+  shop: string;
+  /** Every record of the store (shop/redact); otherwise those that mention `ids` or quote `texts`. */
+  everyRecord?: boolean;
+  /** Order gids, sourceOrderIds, print ids: matched as whole words inside the store's records. */
+  ids?: readonly string[];
+  /** Free text a result or an error may quote (a problem's message), matched anywhere inside the store's records. */
+  texts?: readonly string[];
+  /** The print service's references of the store's orders (sourceOrderId, `_id`): the operator account's postbacks. */
+  printReferences?: readonly string[];
+  /** The store's webhook deliveries (X-Shopify-Webhook-Id) whose jobs' results may name the order. */
+  webhookIds?: readonly string[];
+}
+
 export interface Scheduler {
   /** A submit job after `delayMs`; the same (shop, order, generation) twice is one job. */
   submit(shop: string, orderId: string, delayMs: number, generation?: number): Promise<void>;
@@ -139,11 +155,12 @@ export interface Scheduler {
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
   /**
-   * Redaction: removes the queues' kept records of jobs (and their event-stream entries) that mention any of `ids`
-   * (shop domains, order gids, sourceOrderIds, print ids, webhook ids) or quote any of `texts`. `everyState`: jobs
-   * still to run too (a store's redaction); otherwise finished ones only (a customer's). Returns how many records.
+   * Redaction, within one store's own job records only (src/queue/job-records.ts): every record of the store and its
+   * event-stream entries (`everyRecord`, a store's redaction), or those that mention `ids` or quote `texts` (a
+   * customer's: finished ones removed, those still to run keep running with their error texts blanked). Returns how
+   * many records.
    */
-  eraseJobRecords(mentions: { ids: readonly string[]; texts?: readonly string[] }, options?: { everyState?: boolean }): Promise<number>;
+  eraseJobRecords(mentions: JobMentions): Promise<number>;
   /**
    * Has the shop's waiting and held orders looked at again soon (`*`: every shop's), because what kept them back may
    * have changed: the store was connected, a mapping serving it appeared or changed. Repeats while one waits are one.

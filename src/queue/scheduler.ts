@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FulfillmentOrderChange } from '../bridge/fulfillment-order-changed.js';
 import type { Scheduler } from '../bridge/ports.js';
-import { EVERY_IDLE_STATE, eraseJobRecords, FINISHED_STATES, type JobMentions } from './job-records.js';
+import { eraseJobRecords, type JobMentions } from './job-records.js';
 import { enqueueReexamine, jobId, type Queues, submitJobId } from './queues.js';
 
 /**
@@ -90,10 +90,10 @@ export class QueueScheduler implements Scheduler {
     );
   }
 
-  async eraseJobRecords(mentions: JobMentions, options: { everyState?: boolean } = {}): Promise<number> {
+  async eraseJobRecords(mentions: JobMentions): Promise<number> {
     const { webhooks, orders, events, shopify, maintenance, connection } = this.queues;
-    const erased = await eraseJobRecords(connection, [webhooks, orders, events, shopify, maintenance], mentions, options.everyState ? EVERY_IDLE_STATE : FINISHED_STATES);
-    return erased.jobs + erased.events;
+    const erased = await eraseJobRecords(connection, [webhooks, orders, events, shopify, maintenance], mentions);
+    return erased.jobs + erased.scrubbed + erased.events;
   }
 
   async dropPendingForShop(shop: string): Promise<number> {

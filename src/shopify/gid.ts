@@ -8,9 +8,15 @@
 /** The query Shopify appends to some ids: `name=value` pairs of URL-safe characters, nothing that could end a URL. */
 const QUERY = String.raw`(?:\?[A-Za-z0-9_.~%-]+=[A-Za-z0-9_.~%-]*(?:&[A-Za-z0-9_.~%-]+=[A-Za-z0-9_.~%-]*)*)?`;
 
-/** A regular expression matching a whole gid of `type`, with or without Shopify's query. */
+/**
+ * The types whose ids Shopify writes with a query (its documented answers): only these take one, so an order or a
+ * fulfillment order id stays the one plain form the app compares and stores.
+ */
+const TYPES_WITH_QUERY: ReadonlySet<string> = new Set(['FulfillmentService', 'InventoryLevel', 'MailingAddress', 'AppSubscriptionLineItem']);
+
+/** A regular expression matching a whole gid of `type`, with Shopify's query where that type has one. */
 export function gidPattern(type: string): RegExp {
-  return new RegExp(String.raw`^gid://shopify/${type}/\d+${QUERY}$`);
+  return new RegExp(String.raw`^gid://shopify/${type}/\d+${TYPES_WITH_QUERY.has(type) ? QUERY : ''}$`);
 }
 
 export function isGid(type: string, value: unknown): value is string {

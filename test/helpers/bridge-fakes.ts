@@ -4,7 +4,7 @@ import type { Acknowledgement, OrderRecord, PrintOrder } from '../../src/print-s
 import type { Database } from '../../src/db/database.js';
 import { PostgresOrderStore } from '../../src/storage/order-store.js';
 import { MemoryOrderStore } from './memory-order-store.js';
-import type { BridgeDeps, MapOutcome, OrderStore, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
+import type { BridgeDeps, JobMentions, MapOutcome, OrderStore, MappingPort, PrintServicePort, Scheduler, ShopifyEffects, SubmitSettings } from '../../src/bridge/ports.js';
 import { silentLogger } from '../../src/logger.js';
 import type { PrintAccountsPort, PrintSetup } from '../../src/shops/print-accounts.js';
 import type { PrintMode } from '../../src/shops/model.js';
@@ -106,9 +106,9 @@ export class FakeScheduler implements Scheduler {
     return this.dropped;
   }
   /** What redaction asked the queues to erase. */
-  erased: { ids: readonly string[]; texts?: readonly string[]; everyState?: boolean }[] = [];
-  async eraseJobRecords(mentions: { ids: readonly string[]; texts?: readonly string[] }, options: { everyState?: boolean } = {}) {
-    this.erased.push({ ...mentions, ...options });
+  erased: JobMentions[] = [];
+  async eraseJobRecords(mentions: JobMentions) {
+    this.erased.push(mentions);
     return 0;
   }
   async takeFulfillmentRequests(shop: string, cause: string) {

@@ -41,7 +41,7 @@ async function redactShop(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOut
   ]);
   // Last, once nothing of the store is left to queue more: its jobs, those still to run included, and their events.
   // This job's own record is not kept once it completes (addWebhookJob).
-  await deps.scheduler.eraseJobRecords({ ids: [job.shop, ...orderIds, ...references], texts: [job.shop] }, { everyState: true });
+  await deps.scheduler.eraseJobRecords({ shop: job.shop, everyRecord: true, printReferences: references });
   return { kind: 'redacted', orders: orderIds.length };
 }
 
@@ -54,25 +54,24 @@ async function redactCustomer(deps: BridgeDeps, job: WebhookJob): Promise<Webhoo
   const numericIds = (body.orders_to_redact ?? []).map((id) => String(id));
   const orderIds = numericIds.map((id) => `gid://shopify/Order/${id}`);
   const references: string[] = [];
-  const mentions: { ids: string[]; texts: string[] } = { ids: [...orderIds], texts: [] };
+  const mentions = { shop: job.shop, ids: [...orderIds], texts: [] as string[], webhookIds: [] as string[] };
   for (const orderId of orderIds) {
     const link = await deps.store.get(job.shop, orderId);
     references.push(...printReferences(link));
     // Webhook jobs of the order name it only in their result, or not at all when they failed: found by webhook id.
     const history = await deps.store.history(job.shop, orderId);
-    mentions.ids.push(...history.flatMap((e) => /^webhook (\S+)$/.exec(e.detail ?? '')?.[1] ?? []));
+    mentions.webhookIds.push(...history.flatMap((e) => /^webhook (\S+)$/.exec(e.detail ?? '')?.[1] ?? []));
     mentions.texts.push(...(link ? customerTexts(link) : []));
     await deps.store.deleteOrderBody(job.shop, orderId);
     if (link) await deps.store.update(job.shop, orderId, (current) => redactedLink(current), link);
     await deps.store.redactHistory(job.shop, orderId, REDACTED_TEXT);
     await deps.store.note(job.shop, orderId, { event: 'customer data redacted', source: 'shopify', detail: `customers/redact webhook ${job.webhookId}` });
   }
-  mentions.ids.push(...references);
   await Promise.all([
     deps.store.webhookBodies().dropOrders(job.shop, numericIds),
     deps.store.redactDataRequests(job.shop, orderIds),
     deps.store.unreadablePostbacks().removeMentioning(references),
-    deps.scheduler.eraseJobRecords(mentions),
+    deps.scheduler.eraseJobRecords({ ...mentions, ids: [...mentions.ids, ...references], printReferences: references }),
   ]);
   return { kind: 'redacted', orders: orderIds.length };
 }
@@ -84,7 +83,15 @@ function printReferences(link: OrderLink | undefined): string[] {
 
 /** The texts on the link that may quote the customer: what job results and errors may have quoted too. */
 function customerTexts(link: OrderLink): string[] {
-  return [...link.problems.map((p) => p.message), ...(link.testRun?.problems ?? []), link.notPrintedReason ?? ''].filter((t) => t && t !== REDACTED_TEXT);
+  const rejection = link.fulfillmentRequest?.rejection;
+  return [
+    ...link.problems.map((p) => p.message),
+    ...(link.testRun?.problems ?? []),
+    link.notPrintedReason ?? '',
+    rejection?.message ?? '',
+    ...(rejection?.lineItems.map((l) => l.message) ?? []),
+    ...link.shipments.map((s) => s.waitingForRelease?.message ?? ''),
+  ].filter((t) => t && t !== REDACTED_TEXT);
 }
 
 /** Undefined when there is nothing (left) to replace: a repeated redaction writes nothing. */
@@ -104,5 +111,13 @@ export function withoutCustomerTexts(link: OrderLink): OrderLink {
     problems: link.problems.map((p) => ({ ...p, message: REDACTED_TEXT })),
     notPrintedReason: link.notPrintedReason === undefined ? undefined : REDACTED_TEXT,
     testRun: link.testRun ? { ...link.testRun, order: undefined, problems: link.testRun.problems.map(() => REDACTED_TEXT) } : undefined,
+    // In fulfillment-service mode a rejection quotes the problems it was made of; a hold's notes may name the buyer.
+    fulfillmentRequest: link.fulfillmentRequest?.rejection
+      ? {
+          ...link.fulfillmentRequest,
+          rejection: { ...link.fulfillmentRequest.rejection, message: REDACTED_TEXT, lineItems: link.fulfillmentRequest.rejection.lineItems.map((l) => ({ ...l, message: REDACTED_TEXT })) },
+        }
+      : link.fulfillmentRequest,
+    shipments: link.shipments.map((s) => (s.waitingForRelease ? { ...s, waitingForRelease: { ...s.waitingForRelease, message: REDACTED_TEXT } } : s)),
   };
 }

@@ -134,9 +134,20 @@ export class ShopifyProtocolError extends ShopifyAdminError {
   readonly retryable = false;
   /** The HTTP status when Shopify answered one the other errors do not cover (404, 402, 423, ...). */
   readonly httpStatus: number | undefined;
-  constructor(operation: string, shop: string, detail: string, options?: { cause?: unknown; httpStatus?: number }) {
+  /** The codes of the GraphQL errors Shopify answered with (ACCESS_DENIED, …); none when the answer did not parse. */
+  readonly graphqlCodes: readonly string[];
+  constructor(operation: string, shop: string, detail: string, options?: { cause?: unknown; httpStatus?: number; graphqlCodes?: readonly string[] }) {
     super(operation, shop, `Shopify's answer to ${operation} on ${shop} was not usable: ${detail}`, options);
     this.httpStatus = options?.httpStatus;
+    this.graphqlCodes = options?.graphqlCodes ?? [];
+  }
+
+  /**
+   * Whether what went wrong is this one answer's content (a record print-bridge cannot read), not the store (a status,
+   * a refused scope) or Shopify's side: only then is it about one order alone.
+   */
+  get unreadableAnswer(): boolean {
+    return this.httpStatus === undefined && this.graphqlCodes.length === 0;
   }
 }
 

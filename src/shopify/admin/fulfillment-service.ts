@@ -242,7 +242,7 @@ async function readNode(api: AdminRequests, node: unknown): Promise<AssignedFulf
     } catch (error) {
       // A store-wide answer (closed, frozen, a refused token) or one worth trying again stops the read; an answer
       // about this fulfillment order alone makes it unreadable.
-      if (!(error instanceof ShopifyProtocolError) || error.httpStatus !== undefined) throw error;
+      if (!(error instanceof ShopifyProtocolError) || !error.unreadableAnswer) throw error;
       return { id: fo.id, orderId: fo.order.id, orderName: fo.order.name, reason: `its line items could not be read (${error.message})` };
     }
     if (!next.fulfillmentOrder) return undefined;

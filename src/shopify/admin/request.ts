@@ -30,6 +30,9 @@ export const gid = (kind: string) => z.string().regex(gidPattern(kind), `must be
 /** The most orders one read by ids (`nodes(ids:)`) names; Shopify's `nodes` takes up to 250. */
 export const ORDERS_BY_ID_MAX = 50;
 
+/** GraphQL error codes that say Shopify failed this time, not that the request was wrong. */
+const TRANSIENT_GRAPHQL_CODES: ReadonlySet<string> = new Set(['INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'TIMEOUT']);
+
 export const pageInfoSchema = z.object({ hasNextPage: z.boolean() });
 
 /** A page of a fulfillment order's lines, each with the order line item it stands for (read as `lineItem`). */
@@ -165,11 +168,10 @@ export class AdminRequests {
         if (errors.some((e) => e.extensions?.code === 'THROTTLED')) {
           throw new ShopifyThrottledError(operation, this.shop, cost?.requestedQueryCost ?? this.pacer.expectedCost(paced, pacing?.estimate), cost?.throttleStatus);
         }
-        throw new ShopifyProtocolError(
-          operation,
-          this.shop,
-          errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join('; '),
-        );
+        const detail = errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join('; ');
+        // Shopify's own failure, answered with HTTP 200: worth trying again, as a 5xx is.
+        if (errors.some((e) => TRANSIENT_GRAPHQL_CODES.has(e.extensions?.code ?? ''))) throw new ShopifyUnavailableError(operation, this.shop, 500, detail);
+        throw new ShopifyProtocolError(operation, this.shop, detail, { graphqlCodes: errors.flatMap((e) => (e.extensions?.code ? [e.extensions.code] : [])) });
       }
       const parsed = schema.safeParse(answer.data);
       if (!parsed.success) {
