@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { mappingProblem } from './errors.js';
 import type { LoadedMapping } from './load.js';
-import type { MappingRenderer, RenderOutcome, RenderOutcomeData, RenderRequest, RenderTask, TrackingRenderer, TrackingRequest } from './render-task.js';
+import type { MappingRenderer, MapTask, RenderOutcome, RenderOutcomeData, RenderRequest, RenderTask, TrackingRenderer, TrackingRequest, TrackingTask } from './render-task.js';
 import { ORDER_RENDER_BUDGET_MS } from './templates.js';
 import { carrierCompany, trackingProblem, type TrackingOutcome } from './tracking.js';
 
@@ -47,7 +47,7 @@ interface Pending {
 }
 
 /** What a render that answers `T` needs from the pool. */
-type Job<T> = (RenderTask extends infer U ? (U extends RenderTask ? Omit<U, 'id'> : never) : never) & { resolveWith: (data: unknown) => T; stoppedWith: (why: 'budget' | 'memory') => T };
+type Job<T> = (Omit<MapTask, 'id'> | Omit<TrackingTask, 'id'>) & { resolveWith: (data: unknown) => T; stoppedWith: (why: 'budget' | 'memory') => T };
 
 interface Slot {
   worker: Worker;

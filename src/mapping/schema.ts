@@ -23,18 +23,17 @@ function compileOrIssue(source: string, ctx: z.core.$RefinementCtx<unknown>): Tm
 }
 
 /** A text value: constant or Liquid template. YAML numbers are taken as their text (a postcode written 10001). */
-export const templ = z
-  .union([z.string(), z.number(), z.bigint()], { error: 'must be text (a constant or a Liquid template)' })
-  .transform((v, ctx) => compileOrIssue(String(v), ctx));
+/** A template's text as YAML gives it: a string, or a number written without quotes. */
+const templateText = z.union([z.string(), z.number(), z.bigint()], { error: 'must be text (a constant or a Liquid template)' });
+export const templ = templateText.transform((v, ctx) => compileOrIssue(String(v), ctx));
 
 /**
  * A tracking-URL template: the customer follows it from Shopify's shipping e-mail and order status page, and the
  * merchant from print-bridge's pages, so it is a web address and nothing else. Its scheme is written out, not rendered
  * (`https://…`, or `http://…`): no order's data can turn it into `javascript:`, `data:` or anything a browser runs.
  */
-export const TRACKING_URL_START = /^https?:\/\/[^\s/{}]/i;
-const trackingUrl = z
-  .union([z.string(), z.number(), z.bigint()], { error: 'must be text (a constant or a Liquid template)' })
+const TRACKING_URL_START = /^https?:\/\/[^\s/{}]/i;
+const trackingUrl = templateText
   .refine((v) => TRACKING_URL_START.test(String(v).trimStart()), {
     message: 'must be a web address starting with https:// (or http://) and a host, written out rather than rendered',
     abort: true,

@@ -1,7 +1,7 @@
 import type { CarrierNames, TrackingLookup } from '../bridge/ports.js';
 import type { MappingRegistry } from './registry.js';
 import type { TrackingRenderer } from './render-task.js';
-import { carrierCompany, isWebAddress, trackingEntry } from './tracking.js';
+import { carrierCompany, trackingEntry, trackingFor } from './tracking.js';
 
 /**
  * The events worker's tracking lookup on the mapping registry: the `tracking` table of the mapping serving the shop,
@@ -13,14 +13,10 @@ import { carrierCompany, isWebAddress, trackingEntry } from './tracking.js';
 export function registryTrackingLookup(registry: MappingRegistry, renderer: TrackingRenderer): TrackingLookup {
   return async (shop, carrierCode, trackingNumber) => {
     const mapping = registry.forShop(shop);
-    const entry = mapping && trackingEntry(mapping, carrierCode);
-    if (!mapping || !entry) return { company: carrierCode };
-    if (!entry.url) return { company: entry.company };
-    // A URL without Liquid in it is text: nothing to run.
-    if (entry.url.kind === 'const') {
-      const url = entry.url.value.trim();
-      return url && isWebAddress(url) ? { company: entry.company, url } : { company: entry.company };
-    }
+    if (!mapping) return { company: carrierCode };
+    const url = trackingEntry(mapping, carrierCode)?.url;
+    // No URL, or one without Liquid in it: a lookup with nothing to run, done here.
+    if (!url || url.kind === 'const') return trackingFor(mapping, carrierCode, trackingNumber);
     return renderer.tracking({ shop, mapping, carrierCode, trackingNumber });
   };
 }

@@ -54,7 +54,7 @@ export function trackingFor(mapping: MappingFile | LoadedMapping, carrierCode: s
 }
 
 /** A URL a browser only follows, never runs: `http(s)://` and a host. */
-export function isWebAddress(url: string): boolean {
+function isWebAddress(url: string): boolean {
   return /^https?:\/\/[^\s/]/i.test(url);
 }
 

@@ -1,3 +1,5 @@
+import type { OrderLink } from './model.js';
+
 /**
  * What the app records about an order in words (problems, reasons, hold messages, history lines) often carries text
  * from outside: Shopify's hold notes, the printer's error texts, a postback's fields. Every such text is cut to
@@ -17,4 +19,34 @@ export function recordedText(text: string): string {
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** Where a recorded text of an order stands (mapRecordedTexts). */
+export type RecordedTextField = 'problem' | 'problem-subject' | 'not-printed-reason' | 'test-run-problem' | 'hold-wait' | 'answer-refused' | 'rejection';
+
+/**
+ * The order with every text the app recorded about it in words passed through `edit`, each with where it stands:
+ * problems and their subjects, why it is not printed, the test run's problems, a shipment's hold wait, Shopify's
+ * refusal of an answer and the rejection sent to Shopify. The one list of those places: the store bounds them
+ * (src/storage/recorded-text.ts), redaction replaces those that may quote the customer (bridge/webhooks/redact.ts).
+ */
+export function mapRecordedTexts(link: OrderLink, edit: (text: string, field: RecordedTextField) => string): OrderLink {
+  const optional = (text: string | undefined, field: RecordedTextField) => (text === undefined ? undefined : edit(text, field));
+  const request = link.fulfillmentRequest;
+  return {
+    ...link,
+    problems: link.problems.map((p) => ({ ...p, message: edit(p.message, 'problem'), subject: optional(p.subject, 'problem-subject') })),
+    notPrintedReason: optional(link.notPrintedReason, 'not-printed-reason'),
+    testRun: link.testRun ? { ...link.testRun, problems: link.testRun.problems.map((p) => edit(p, 'test-run-problem')) } : undefined,
+    shipments: link.shipments.map((s) => (s.waitingForRelease ? { ...s, waitingForRelease: { ...s.waitingForRelease, message: edit(s.waitingForRelease.message, 'hold-wait') } } : s)),
+    fulfillmentRequest: request
+      ? {
+          ...request,
+          fulfillmentOrders: request.fulfillmentOrders.map((fo) => ({ ...fo, answerRefused: optional(fo.answerRefused, 'answer-refused') })),
+          rejection: request.rejection
+            ? { ...request.rejection, message: edit(request.rejection.message, 'rejection'), lineItems: request.rejection.lineItems.map((l) => ({ ...l, message: edit(l.message, 'rejection') })) }
+            : undefined,
+        }
+      : undefined,
+  };
 }

@@ -32,9 +32,9 @@ export interface ErasedJobRecords {
 }
 
 /** Finished jobs: what a customer's redaction removes. */
-export const FINISHED_STATES: readonly JobType[] = ['completed', 'failed'];
+const FINISHED_STATES: readonly JobType[] = ['completed', 'failed'];
 /** Still to run: a customer's redaction keeps these (the order may still print) and blanks the errors they carry. */
-export const PENDING_STATES: readonly JobType[] = ['delayed', 'waiting', 'prioritized', 'waiting-children'];
+const PENDING_STATES: readonly JobType[] = ['delayed', 'waiting', 'prioritized', 'waiting-children'];
 /** Every job not running now: a store's redaction leaves none of its jobs to run later. */
 export const EVERY_IDLE_STATE: readonly JobType[] = [...FINISHED_STATES, ...PENDING_STATES];
 
@@ -50,9 +50,9 @@ export async function eraseJobRecords(redis: Redis, queues: readonly Queue[], me
   const mentioned = mentions.everyRecord ? () => true : mentionMatcher({ ...mentions, ids: [...(mentions.ids ?? []), ...(mentions.webhookIds ?? [])] });
   const erased: ErasedJobRecords = { jobs: 0, scrubbed: 0, running: 0, events: 0 };
   if (!mentioned) return erased;
-  const states = mentions.everyRecord ? EVERY_IDLE_STATE : [...FINISHED_STATES, ...PENDING_STATES];
   for (const queue of queues) {
-    const found = await storeJobs(queue, states, owned, mentioned, !mentions.everyRecord);
+    // Every state either way: a customer's jobs still to run are looked at too, to blank their errors.
+    const found = await storeJobs(queue, EVERY_IDLE_STATE, owned, mentioned, !mentions.everyRecord);
     for (const id of found.remove) {
       // 0: locked by a worker that runs it now; it finishes and is removed (or kept) by its own options.
       if ((await queue.remove(id)) === 1) erased.jobs += 1;

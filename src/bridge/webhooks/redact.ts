@@ -1,4 +1,5 @@
 import type { OrderLink } from '../../orders/model.js';
+import { mapRecordedTexts, type RecordedTextField } from '../../orders/recorded-text.js';
 import { parseJsonLossless } from '../../shopify/json.js';
 import type { WebhookJob } from '../jobs.js';
 import type { BridgeDeps } from '../ports.js';
@@ -71,7 +72,7 @@ async function redactCustomer(deps: BridgeDeps, job: WebhookJob): Promise<Webhoo
     deps.store.webhookBodies().dropOrders(job.shop, numericIds),
     deps.store.redactDataRequests(job.shop, orderIds),
     deps.store.unreadablePostbacks().removeMentioning(references),
-    deps.scheduler.eraseJobRecords({ ...mentions, ids: [...mentions.ids, ...references], printReferences: references }),
+    deps.scheduler.eraseJobRecords({ ...mentions, printReferences: references }),
   ]);
   return { kind: 'redacted', orders: orderIds.length };
 }
@@ -81,17 +82,22 @@ function printReferences(link: OrderLink | undefined): string[] {
   return [link?.sourceOrderId, link?.printOrderId].filter((r): r is string => Boolean(r));
 }
 
+/**
+ * The recorded texts that may quote the customer: problem messages (a mapping problem quotes the value it refused), the
+ * test run's problems, why it is not printed, the rejection sent to Shopify (it quotes the problems), a hold wait (a
+ * hold's notes may name the buyer). A problem's subject and Shopify's refusal of an answer are the app's and Shopify's
+ * own words.
+ */
+const CUSTOMER_FIELDS: ReadonlySet<RecordedTextField> = new Set(['problem', 'not-printed-reason', 'test-run-problem', 'rejection', 'hold-wait']);
+
 /** The texts on the link that may quote the customer: what job results and errors may have quoted too. */
 function customerTexts(link: OrderLink): string[] {
-  const rejection = link.fulfillmentRequest?.rejection;
-  return [
-    ...link.problems.map((p) => p.message),
-    ...(link.testRun?.problems ?? []),
-    link.notPrintedReason ?? '',
-    rejection?.message ?? '',
-    ...(rejection?.lineItems.map((l) => l.message) ?? []),
-    ...link.shipments.map((s) => s.waitingForRelease?.message ?? ''),
-  ].filter((t) => t && t !== REDACTED_TEXT);
+  const texts: string[] = [];
+  mapRecordedTexts(link, (text, field) => {
+    if (CUSTOMER_FIELDS.has(field) && text && text !== REDACTED_TEXT) texts.push(text);
+    return text;
+  });
+  return texts;
 }
 
 /** Undefined when there is nothing (left) to replace: a repeated redaction writes nothing. */
@@ -101,23 +107,8 @@ function redactedLink(current: OrderLink | undefined): { link: OrderLink } | und
   return JSON.stringify(link) === JSON.stringify(current) ? undefined : { link };
 }
 
-/**
- * The link with every text that may quote the customer replaced: problem messages (a mapping problem quotes the value
- * it refused), the test run's problems and the order it would have sent (the address), why it is not printed.
- */
+/** The link with every text that may quote the customer replaced, and the test run's order (the address) dropped. */
 export function withoutCustomerTexts(link: OrderLink): OrderLink {
-  return {
-    ...link,
-    problems: link.problems.map((p) => ({ ...p, message: REDACTED_TEXT })),
-    notPrintedReason: link.notPrintedReason === undefined ? undefined : REDACTED_TEXT,
-    testRun: link.testRun ? { ...link.testRun, order: undefined, problems: link.testRun.problems.map(() => REDACTED_TEXT) } : undefined,
-    // In fulfillment-service mode a rejection quotes the problems it was made of; a hold's notes may name the buyer.
-    fulfillmentRequest: link.fulfillmentRequest?.rejection
-      ? {
-          ...link.fulfillmentRequest,
-          rejection: { ...link.fulfillmentRequest.rejection, message: REDACTED_TEXT, lineItems: link.fulfillmentRequest.rejection.lineItems.map((l) => ({ ...l, message: REDACTED_TEXT })) },
-        }
-      : link.fulfillmentRequest,
-    shipments: link.shipments.map((s) => (s.waitingForRelease ? { ...s, waitingForRelease: { ...s.waitingForRelease, message: REDACTED_TEXT } } : s)),
-  };
+  const replaced = mapRecordedTexts(link, (text, field) => (CUSTOMER_FIELDS.has(field) ? REDACTED_TEXT : text));
+  return { ...replaced, testRun: replaced.testRun ? { ...replaced.testRun, order: undefined } : undefined };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AssignedFulfillmentOrder, AssignedFulfillmentOrders, FulfillmentServiceRef, RequestRejection, UnreadableFulfillmentOrder } from '../../bridge/shopify-data.js';
 import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE } from '../order-as-webhook-body.js';
 import { ShopifyProtocolError } from './errors.js';
-import { gid, userErrorSchema, type AdminRequests } from './request.js';
+import { fulfillmentOrderLinesPage, gid, userErrorSchema, type AdminRequests } from './request.js';
 
 /**
  * The fulfillment-service operations (fulfillment-service mode, docs/fulfillment.md): the app's service and its
@@ -151,15 +151,8 @@ export async function deleteFulfillmentService(api: AdminRequests, id: string, i
   api.throwUserErrors(operation, id, data.fulfillmentServiceDelete.userErrors);
 }
 
-const linesPageSchema = z.object({
-  nodes: z.array(
-    z.object({
-      id: gid('FulfillmentOrderLineItem'),
-      totalQuantity: z.number().int(),
-      remainingQuantity: z.number().int(),
-      lineItem: z.object({ id: gid('LineItem'), sku: z.string().nullable() }),
-    }),
-  ),
+// The lines as the fulfillment read pages them, with the cursor the rest is read from.
+const linesPageSchema = fulfillmentOrderLinesPage(z.object({ id: gid('LineItem'), sku: z.string().nullable() })).extend({
   pageInfo: z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
 });
 
