@@ -12,6 +12,13 @@ export const WAIT_KINDS = {
   noPrintAccount: 'no-print-account',
   /** The store is in test mode: mapped and validated at the print service, never created, until it goes live. */
   testMode: 'test-mode',
+  /**
+   * A fulfillment order the app would print is ON_HOLD in Shopify (a fraud check, a payment to clear, an address to
+   * fix: anyone's hold but the app's own): nothing is printed until it is released.
+   */
+  shopifyHold: 'shopify-hold',
+  /** Shopify recommends cancelling the order (`Order.risk.recommendation`), or investigating it where the store chose that. */
+  risk: 'risk-recommendation',
 } as const;
 
 /** Problems a release clears: the submit job that follows reports afresh whatever still holds. */

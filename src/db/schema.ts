@@ -1,4 +1,4 @@
-import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import type { HistoryEntry, OrderLink } from '../orders/model.js';
 
@@ -158,6 +158,16 @@ export const shopSettings = pgTable('shop_settings', {
   fulfillmentMode: text('fulfillment_mode').notNull().default('merchant'),
   /** In service mode: the fulfillment service the app registered on the store `{id, locationId, callbackUrl, createdAt}`. */
   fulfillmentService: jsonb('fulfillment_service').$type<Record<string, unknown>>(),
+  /**
+   * Whether print-bridge's own waits (the edit window, a mapping problem, test mode) show in Shopify as a fulfillment
+   * hold of the app's (handle `print-bridge`) on the fulfillment orders it will print. On unless the store turned it off.
+   */
+  appHolds: boolean('app_holds').notNull().default(true),
+  /**
+   * The store's choice, on the Settings page, of which of Shopify's holds and risk recommendations keep an order from
+   * the printer `{waitForHolds, waitForRisk}`; null: the mapping's `submit.wait_for_holds` / `wait_for_risk` decide.
+   */
+  holdPolicy: jsonb('hold_policy').$type<Record<string, unknown>>(),
   /** Bumped on every change: print-account clients cached by other processes are rebuilt when it moves. */
   revision: integer('revision').notNull().default(1),
   updatedAt: at('updated_at').notNull().defaultNow(),
@@ -189,4 +199,21 @@ export const mappingVersions = pgTable(
     createdAt: at('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.shop, t.version] })],
+);
+
+/**
+ * Which of the app's Shopify Flow triggers a store uses in an active workflow, as Flow's lifecycle callback tells it:
+ * a trigger is sent only to stores that use it (Flow refuses, and counts against the app, triggers no workflow uses).
+ */
+export const flowTriggers = pgTable(
+  'flow_triggers',
+  {
+    shop: text('shop').notNull(),
+    /** The trigger extension's handle (`print-order-sent`, ...). */
+    handle: text('handle').notNull(),
+    enabled: boolean('enabled').notNull(),
+    /** Flow's `timestamp` of the callback that set `enabled`: an older callback arriving late changes nothing. */
+    changedAt: at('changed_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shop, t.handle] })],
 );

@@ -114,6 +114,12 @@ export interface OrderLink {
    * a new webhook id, and the same refund must not bring back a change the merchant kept as sent. The latest 100.
    */
   refundIds?: string[];
+  /**
+   * The merchant sent the order on past print-bridge's own waits ("Send now": the edit window, Shopify's risk
+   * recommendation), in the app or through a Flow action: later submit runs do not wait for these again. Shopify's own
+   * holds are never passed this way; only their release in Shopify lets the order go.
+   */
+  sendAnyway?: { at: string; by: string };
   /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
   testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];
