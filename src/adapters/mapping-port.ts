@@ -13,7 +13,7 @@ export function registryMappingPort(registry: MappingRegistry, renderer: Mapping
       const mapping = registry.forShop(shop);
       if (!mapping) return undefined;
       const submit = mapping.config.submit;
-      return { on: submit.on, holdMinutes: submit.holdMinutes, validate: submit.validate };
+      return { on: submit.on, holdMinutes: submit.holdMinutes, validate: submit.validate, holdPolicy: { waitForHolds: submit.wait_for_holds, waitForRisk: submit.wait_for_risk } };
     },
     async map(shop, body): Promise<MapOutcome> {
       const mapping = registry.forShop(shop);

@@ -115,6 +115,9 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
     async orderInShop(shop, orderId) {
       return (await clients.forShop(shop)).orderInShop(orderId);
     },
+    async fulfillmentOrderLineItemIds(shop, fulfillmentOrderId) {
+      return (await clients.forShop(shop)).fulfillmentOrderLineItemIds(fulfillmentOrderId);
+    },
     async orderCancelled(shop, orderId) {
       try {
         return await (await clients.forShop(shop)).orderCancelled(orderId);

@@ -36,6 +36,9 @@ export const PROBLEM_HEADLINE: Record<string, string> = {
   'test-mode': 'Test mode: checked by the print service, not created',
   'unconfirmed-postback': 'A postback the print service did not confirm (nothing changed)',
   'changed-after-submission': 'Changed in Shopify after it went to the printer',
+  'shopify-hold': 'Held in Shopify: nothing is sent to the printer until the hold is released',
+  'risk-recommendation': "Shopify's risk analysis: nothing is sent to the printer until you decide",
+  'held-after-submission': 'Held in Shopify after it went to the printer',
 };
 
 /**
@@ -77,7 +80,11 @@ export function waitNote(ctx: PageContext, link: Pick<OrderLink, 'status' | 'pro
         ? 'test mode'
         : kinds.has('no-print-account')
           ? 'no print account'
-          : undefined;
+          : kinds.has('shopify-hold')
+            ? 'held in Shopify'
+            : kinds.has('risk-recommendation')
+              ? 'risk recommendation'
+              : undefined;
   return what ? html` ${subdued(ctx, what)}` : html``;
 }
 
@@ -93,6 +100,8 @@ export interface OrderActionsAllowed {
   cancel: boolean;
   /** Printed lines changed in Shopify after submission: the merchant may keep the order as sent. */
   keep?: boolean;
+  /** The order waits for print-bridge (its edit window, its submit topic, Shopify's risk recommendation): send it now. */
+  sendNow?: boolean;
 }
 
 export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderActionsAllowed, back?: string): Html {
@@ -109,7 +118,15 @@ export function actionButtons(ctx: PageContext, link: OrderLink, allowed: OrderA
     html`<form method="post" action="${ctx.link(`${base}/${action}`)}"${confirmation ? confirmAttributes(ctx, confirmation) : ''}>${ctx.formFields}<input type="hidden" name="version" value="${link.version}">${
       back ? html`<input type="hidden" name="back" value="${back}">` : ''
     }${submitButton(ctx, label, options)}</form>${confirmation ? confirmModal(ctx, confirmation) : ''}`;
+  const sendNow: Confirmation = {
+    id: `send-now-${base}`,
+    title: `Send order ${link.orderName ?? ''} to the printer now`.replace('  ', ' '),
+    body: html`<p>print-bridge stops waiting for this order (its edit window${link.problems.some((p) => p.kind === 'risk-recommendation') ? html`, and Shopify's risk recommendation` : ''}) and sends it to the printer now. Printing cannot be undone.</p>`,
+    action: 'Send now',
+    keep: 'Keep waiting',
+  };
   const buttons = [
+    allowed.sendNow ? form('send-now', 'Send to the printer now', { primary: true }, sendNow) : '',
     allowed.resubmit ? form('resubmit', 'Resubmit with current mapping', { primary: true }) : '',
     allowed.retry ? form('retry', 'Retry', {}) : '',
     allowed.keep ? form('keep', 'Keep as sent', {}) : '',

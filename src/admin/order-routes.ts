@@ -1,4 +1,6 @@
 import type { Response, Router } from 'express';
+import { sendOrderNow } from '../bridge/send-now.js';
+import { hasProblem, WAIT_KINDS } from '../bridge/waiting-problems.js';
 import { CHANGED_AFTER_SUBMISSION } from '../orders/printed-lines.js';
 import { z } from 'zod';
 import {
@@ -35,6 +37,7 @@ const actions: Record<string, (d: OperatorActionDeps, input: OperatorActionInput
   retry: retryOrder,
   cancel: cancelOrderByOperator,
   keep: keepAsSent,
+  'send-now': sendOrderNow,
 };
 
 export function addOrderRoutes(router: Router, ctx: AdminContext): void {
@@ -92,6 +95,7 @@ export function addOrderRoutes(router: Router, ctx: AdminContext): void {
         (failedJobs.length > 0 ? !(RESUBMITTABLE as readonly string[]).includes(link.status) : (RETRYABLE as readonly string[]).includes(link.status)),
       cancel: !['cancelled', 'shipped', 'partially-shipped'].includes(link.status),
       keep: link.problems.some((p) => p.kind === CHANGED_AFTER_SUBMISSION),
+      sendNow: (link.status === 'pending' && !link.fulfillmentRequest) || (link.status === 'waiting' && hasProblem(link, WAIT_KINDS.risk)),
     };
     const lines = orderLinesOf(stored?.body);
     respond.render(req, res, viewer, (page) => orderPage(page, { link, history, allowed, failedJobs, problems, lines, carriers: deps.carriers }));

@@ -162,6 +162,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     clock: () => new Date(),
     // A rate limit on the print service is kept by the orders queue's limiter, which an inline submission would pass by.
     submitDueOrdersInline: config.PRINT_API_RATE_LIMIT === undefined,
+    holdRecheckMs: config.SHOPIFY_HOLD_RECHECK_SECONDS * 1000,
   };
   releaseWaitingOrders({ registry, sessions, queue: queues.orders, logger });
   const setup = shopSetupDeps({

@@ -52,6 +52,11 @@ export interface ApplyPrintEventDeps {
    * budget one write instead of one each (issue 17). Without it the event's job shows the status itself.
    */
   showStatusLater?: (shop: string, orderId: string, options: { settling: boolean }) => Promise<void>;
+  /**
+   * Has an order that waits for Shopify's hold looked at again now (a submit job, which reads the holds and sends the
+   * order if none it waits for is left). Without it the order's scheduled re-check does.
+   */
+  submitAgain?: (shop: string, orderId: string) => Promise<void>;
 }
 
 export type ApplyPrintEventOutcome =

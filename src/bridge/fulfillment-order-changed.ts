@@ -4,6 +4,8 @@ import { toGid } from '../shopify/gid.js';
 import type { ApplyPrintEventDeps, ApplyPrintEventOutcome } from './apply-print-event.js';
 import { fulfilWaitingShipments } from './fulfil-shipment.js';
 import type { OrderLink } from '../orders/model.js';
+import { isOwnHold } from '../shopify/app-hold.js';
+import { holdReleased, noteHoldPlaced } from './held-after-submission.js';
 
 /**
  * Shopify's fulfillment-order webhooks (`fulfillment_orders/placed_on_hold`, `hold_released`,
@@ -27,7 +29,7 @@ export function isFulfillmentOrderTopic(topic: string): topic is FulfillmentOrde
 }
 
 const idValue = z.union([z.string().min(1), z.number()]).transform(String);
-const holdSchema = z.object({ reason: z.string().nullish(), reason_notes: z.string().nullish() }).loose();
+const holdSchema = z.object({ reason: z.string().nullish(), reason_notes: z.string().nullish(), handle: z.string().nullish(), held_by_requesting_app: z.boolean().nullish() }).loose();
 const bodySchema = z
   .object({
     fulfillment_order: z
@@ -55,6 +57,10 @@ export interface FulfillmentOrderChange {
   orderId?: string;
   /** The hold placed, as text ("awaiting payment: bank transfer"), for the history. */
   hold?: string;
+  /** The fulfillment order's status as the body gives it (`on_hold` after a release: other holds remain). */
+  status?: string;
+  /** `placed_on_hold`: the hold placed is print-bridge's own (it shows the app's wait; nothing to act on). */
+  ownHold?: boolean;
   /** `fulfillment_orders/moved`: the fulfillment order the lines are on now, and its location. */
   movedTo?: string;
   destinationLocationId?: string;
@@ -92,11 +98,13 @@ export function parseFulfillmentOrderWebhook(topic: FulfillmentOrderTopic, raw: 
     change: {
       topic,
       fulfillmentOrderId,
+      ...(fo.status ? { status: fo.status } : {}),
       ...(orderId ? { orderId } : {}),
       ...(movedTo ? { movedTo } : {}),
       ...(destinationLocationId ? { destinationLocationId } : {}),
       ...(sourceLocationId ? { sourceLocationId } : {}),
       ...(hold?.reason ? { hold: `${hold.reason.toLowerCase().replace(/_/g, ' ')}${hold.reason_notes ? `: ${hold.reason_notes}` : ''}` } : {}),
+      ...(hold && isOwnHold({ handle: hold.handle ?? null, heldByRequestingApp: hold.held_by_requesting_app === true }) ? { ownHold: true } : {}),
     },
   };
 }
@@ -115,11 +123,9 @@ export async function onFulfillmentOrderChanged(deps: ApplyPrintEventDeps, shop:
   if (!link) return { kind: 'not-ours', orderId };
   if (change.topic === 'fulfillment_orders/moved') return followMove(deps, link, change);
   if (change.topic === 'fulfillment_orders/placed_on_hold') {
-    await deps.store.note(shop, orderId, {
-      event: 'Shopify placed a fulfillment order on hold',
-      source: 'shopify',
-      detail: `${change.fulfillmentOrderId}${change.hold ? ` (${change.hold})` : ''}: shipments that need it are fulfilled once it is released`,
-    });
+    // The app's own hold shows its wait in Shopify: the order page already says why it waits.
+    if (change.ownHold) return { kind: 'recorded', orderId };
+    await noteHoldPlaced(deps, link, change);
     return { kind: 'recorded', orderId };
   }
   await deps.store.note(shop, orderId, {
@@ -127,6 +133,7 @@ export async function onFulfillmentOrderChanged(deps: ApplyPrintEventDeps, shop:
     source: 'shopify',
     detail: change.fulfillmentOrderId,
   });
+  if (change.topic === 'fulfillment_orders/hold_released') await holdReleased(deps, link, change);
   return { kind: 'fulfilled', orderId, outcomes: await fulfilWaitingShipments(deps, shop, orderId) };
 }
 

@@ -296,7 +296,7 @@ function waitingMessage(link: OrderLink, verdict: string): string {
   return `${verdict} It is sent when that webhook arrives.`;
 }
 
-function checkGuard(link: OrderLink | undefined, input: OperatorActionInput): OperatorActionOutcome | undefined {
+export function checkGuard(link: OrderLink | undefined, input: OperatorActionInput): OperatorActionOutcome | undefined {
   if (!link) return { kind: 'not-found', message: `no order ${input.orderId} of ${input.shop}` };
   if (input.expectedVersion !== undefined && link.version !== input.expectedVersion) {
     return { kind: 'stale', message: `${link.orderName ?? link.orderId} changed since the page was loaded; nothing was done. Look again and repeat if still needed.` };
@@ -305,12 +305,12 @@ function checkGuard(link: OrderLink | undefined, input: OperatorActionInput): Op
 }
 
 /** A refusal is recorded too: the history shows who tried what and why it did not happen. */
-async function refuse(deps: OperatorActionDeps, input: OperatorActionInput, action: string, message: string): Promise<OperatorActionOutcome> {
+export async function refuse(deps: OperatorActionDeps, input: OperatorActionInput, action: string, message: string): Promise<OperatorActionOutcome> {
   await deps.store.note(input.shop, input.orderId, { event: `${action} by operator refused`, source: 'operator', detail: `${input.actor}: ${message}` });
   log(deps, input, action, 'refused');
   return { kind: 'refused', message };
 }
 
-function log(deps: OperatorActionDeps, input: OperatorActionInput, action: string, outcome: string, extra: Record<string, unknown> = {}): void {
+export function log(deps: OperatorActionDeps, input: OperatorActionInput, action: string, outcome: string, extra: Record<string, unknown> = {}): void {
   deps.logger.info({ action, outcome, shop: input.shop, orderId: input.orderId, actor: input.actor, ...extra }, 'operator action');
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PrintServiceClient } from '../print-service/client.js';
-import type { AssignedFulfillmentOrders, RequestRejection, CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
+import type { AssignedFulfillmentOrders, RequestRejection, CreateFulfillmentInput, FulfillmentSummary, OrderForFulfillment, OrderStanding, StatusChange, StatusShown, TrackingInfo } from './shopify-data.js';
+import type { HoldPolicy } from './shopify-holds.js';
 import type { PrintOrder } from '../print-service/schema.js';
 import type { FulfillmentOrderChange } from './fulfillment-order-changed.js';
 import type { ShipmentLineItem } from '../orders/model.js';
@@ -17,6 +18,8 @@ export interface SubmitSettings {
   on: 'orders/create' | 'orders/paid';
   holdMinutes: number;
   validate: boolean;
+  /** Which of Shopify's holds and risk recommendations keep an order from the printer; absent: every hold, and CANCEL. */
+  holdPolicy?: HoldPolicy;
 }
 
 export interface PlannedShipment {
@@ -67,8 +70,13 @@ export interface ShopifyEffects extends StatusShowing, ShopOrders {
 export type PrintIdScope = { shop: string } | 'env-account';
 
 export interface ShopOrders {
-  /** Null when the shop has no such order; throws the Admin API's typed (retryable) errors. */
-  orderInShop(shop: string, orderId: string): Promise<{ createdAt: string } | null>;
+  /**
+   * The order's standing in Shopify (its risk recommendation, its fulfillment orders' holds); null when the shop has
+   * no such order. Throws the Admin API's typed (retryable) errors.
+   */
+  orderInShop(shop: string, orderId: string): Promise<OrderStanding | null>;
+  /** The line items (LineItem gids) on one of the shop's fulfillment orders; null when it has no such one. */
+  fulfillmentOrderLineItemIds(shop: string, fulfillmentOrderId: string): Promise<string[] | null>;
   /**
    * Whether Shopify shows the order cancelled; null when it cannot say: the shop has no such order (or no longer shows
    * it to the app), or the app has no working token there. Throws the Admin API's retryable errors.
@@ -318,6 +326,11 @@ export interface BridgeDeps {
    * tests that take the submit job step by step.
    */
   submitDueOrdersInline?: boolean;
+  /**
+   * How soon an order waiting for Shopify's hold or risk recommendation is read again when no webhook says it changed
+   * (SHOPIFY_HOLD_RECHECK_SECONDS; each further look waits as long as the order has waited, up to six hours).
+   */
+  holdRecheckMs?: number;
 }
 
 export const TAGS = {

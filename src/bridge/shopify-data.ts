@@ -10,6 +10,31 @@ export interface TrackingInfo {
   url?: string | null;
 }
 
+/** A fulfillment hold as the app reads it: whose it is (`handle`, `heldByRequestingApp`) and Shopify's reason. */
+export interface FulfillmentHoldRead {
+  id: string;
+  /** Shopify's FulfillmentHoldReason: HIGH_RISK_OF_FRAUD, AWAITING_PAYMENT, ... */
+  reason: string;
+  reasonNotes: string | null;
+  /** Shopify's wording of the reason ("High risk of fraud"). */
+  displayReason: string;
+  handle: string | null;
+  heldByRequestingApp: boolean;
+}
+
+/**
+ * What the app must know of an order before it sends it to the printer, read in one request with the check that the
+ * shop has it: Shopify's risk recommendation (`Order.risk.recommendation`: ACCEPT, INVESTIGATE, CANCEL, NONE) and its
+ * fulfillment orders with their holds.
+ */
+export interface OrderStanding {
+  createdAt: string;
+  riskRecommendation: string | null;
+  fulfillmentOrders: { id: string; status: string; holds: FulfillmentHoldRead[] }[];
+  /** More fulfillment orders than were read (an order split over more than ten locations). */
+  moreFulfillmentOrders: boolean;
+}
+
 export interface OrderForFulfillment {
   id: string;
   name: string;

@@ -4,9 +4,11 @@ import type { OrderWebhook } from '../shopify/order-webhook.js';
 import { OrderNotInShopYetError, OrderUnconfirmedError } from './errors.js';
 import type { OrderLink, Problem } from '../orders/model.js';
 import type { BridgeDeps } from './ports.js';
+import type { OrderStanding } from './shopify-data.js';
 import { canMove, isSubmittedStatus } from '../orders/status.js';
 import type { SubmitShopifyOutcome } from './submit-shopify-order.js';
 import { isWaitKind, recordProblems } from './submission-problems.js';
+import { recordedText } from '../orders/recorded-text.js';
 
 /**
  * The checks before an order is sent to the printer, and what each records when the order is not sent: it waits (its
@@ -22,10 +24,12 @@ export async function recordWait(deps: BridgeDeps, link: OrderLink, problem: Pro
   const { changed } = await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current || isSubmittedStatus(current.status) || current.status === 'cancelled' || current.status === 'submitting' || current.status === 'not-printed') return undefined;
     const { link: next, moved } = moveTo(current, 'waiting', problem.at);
-    const known = current.problems.some((p) => p.kind === problem.kind);
-    if (known && (!moved || current.status === 'waiting')) return undefined;
+    const kept = current.problems.find((p) => p.kind === problem.kind);
+    // Looked at again and still the same wait: nothing to record. A wait whose reason changed (another hold placed,
+    // one of two released) shows the new reason.
+    if (kept && (!moved || current.status === 'waiting') && kept.message === recordedText(problem.message)) return undefined;
     return {
-      link: replaceProblems(next, ofKind(problem.kind), [problem]),
+      link: replaceProblems(next, ofKind(problem.kind), [kept ? { ...problem, at: kept.at } : problem]),
       history: [{ event: `waiting: ${problem.kind.replace(/-/g, ' ')}`, source: 'worker', status: moved ? 'waiting' : undefined, detail: `nothing was sent to the printer: ${problem.message}` }],
     };
   });
@@ -39,13 +43,15 @@ const ORDER_VISIBLE_WITHIN_MS = 120_000;
 
 /**
  * The shop header of a webhook is not signed (DESIGN section 9): the order is this store's only if the store's own
- * Admin API shows it. Returns when it did; `refused` for an order the store does not have (another store's body under
+ * Admin API shows it. Returns when it did, with what Shopify shows of the order's risk and holds (read together, and
+ * read before every attempt: a hold can come and go while the order waits); `refused` for an order the store does not have (another store's body under
  * this store's domain). Moments after an order was placed Shopify is asked again; an order older than Shopify lets
  * the app see cannot be confirmed and is held with the reason (never refused for good: its body is kept).
  */
-export async function confirmOrderOfShop(deps: BridgeDeps, link: OrderLink, createdAt: string | null | undefined): Promise<string | 'refused'> {
+export async function confirmOrderOfShop(deps: BridgeDeps, link: OrderLink, createdAt: string | null | undefined): Promise<{ at: string; standing: OrderStanding } | 'refused'> {
   const orderName = link.orderName ?? link.orderId;
-  if (await deps.shopify.orderInShop(link.shop, link.orderId)) return deps.clock().toISOString();
+  const standing = await deps.shopify.orderInShop(link.shop, link.orderId);
+  if (standing) return { at: deps.clock().toISOString(), standing };
   const placedAt = Date.parse(createdAt ?? '');
   const age = Number.isFinite(placedAt) ? deps.clock().getTime() - placedAt : Number.NaN;
   if (age < ORDER_VISIBLE_WITHIN_MS) throw new OrderNotInShopYetError(link.shop, orderName);

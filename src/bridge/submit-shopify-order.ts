@@ -15,6 +15,8 @@ import { testRun } from './submit-test-mode.js';
 import { markSubmittedInShopify, sendPrintOrder } from './send-print-order.js';
 import { pendingRequests } from '../orders/service-request.js';
 import { awaitFulfillmentRequest, bodyToMap, rejectPendingRequests } from './service-submission.js';
+import { shopifyWait, waitForShopify } from './shopify-wait.js';
+import { DEFAULT_HOLD_POLICY } from './shopify-holds.js';
 
 export type SubmitShopifyOutcome =
   | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
@@ -92,8 +94,10 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known
   if (!stored) throw new OrderDataMissingError(shop, orderId, 'the order body is not stored (it may have been redacted)');
   const parsedBody = known?.body?.parsed ?? parseOrderWebhook(stored.body);
   const orderName = link.orderName ?? orderId;
-  const confirmedAt = link.shopConfirmedAt ?? (link.status === 'submitting' ? undefined : await confirmOrderOfShop(deps, link, parsedBody.ok ? parsedBody.order.created_at : undefined));
-  if (confirmedAt === 'refused') return refuseOrderNotInShop(deps, link);
+  // Read before every attempt that may send: the order's store is confirmed once, but its holds come and go.
+  const confirmed = link.status === 'submitting' ? undefined : await confirmOrderOfShop(deps, link, parsedBody.ok ? parsedBody.order.created_at : undefined);
+  if (confirmed === 'refused') return refuseOrderNotInShop(deps, link);
+  const confirmedAt = link.shopConfirmedAt ?? confirmed?.at;
   const settings = deps.mapping.settingsFor(shop);
   if (link.status !== 'submitting' && parsedBody.ok && isFullyFulfilled(parsedBody.order)) {
     return markNotPrinted(deps, link, 'every line item is already fulfilled in Shopify (fulfillable quantity 0 on each), so nothing was sent to the printer');
@@ -116,6 +120,13 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known
     await rejectPendingRequests(deps, link, 'mapping', hostProblems);
     await recordProblems(deps, link, 'held', 'mapping', hostProblems);
     throw new MappingProblemsError(orderName, hostProblems);
+  }
+  // Shopify's holds and risk recommendation, in merchant-managed mode: in service mode Shopify requests no held
+  // fulfillment order of the app, and what it requests is the merchant's decision to fulfil.
+  if (confirmed && settings && !setup?.fulfillmentLocation) {
+    const printedLines = mapped.shipments.flatMap((s) => s.lineItems.map((l) => l.lineItemId));
+    const wait = await shopifyWait(deps, link, confirmed.standing, settings.holdPolicy ?? DEFAULT_HOLD_POLICY, printedLines);
+    if (wait) return waitForShopify(deps, link, wait);
   }
   // The store's account names its printer: it wins over the mapping's destination (the account decides where it may send).
   const order = setup && setup.account !== 'none' && setup.destination ? { ...mapped.order, destination: { ...mapped.order.destination, name: setup.destination } } : mapped.order;

@@ -5,7 +5,7 @@ import type { ConnectionsPort, MappingPort, Scheduler, SubmitSettings, OrderStor
 import type { OrderStatus } from '../orders/status.js';
 import type { PrintAccountsPort, PrintSetup } from '../shops/print-accounts.js';
 import { moveToWaiting, release, releaseServiceWait, schedule, syncIfConnected } from './waiting-moves.js';
-import { hasProblem, noMappingProblem, RELEASED_KINDS, sameProblems, WAIT_KINDS } from './waiting-problems.js';
+import { hasProblem, noMappingProblem, RELEASED_KINDS, sameProblems, WAIT_KINDS, waitsForShopify } from './waiting-problems.js';
 
 export { hasProblem, noMappingProblem, noPrintAccountProblem, storeNotConnectedProblem, testModeProblem, WAIT_KINDS } from './waiting-problems.js';
 
@@ -90,6 +90,12 @@ export async function reexamineOrder(deps: ReexamineDeps, link: OrderLink, optio
   const blockedByStore = hasProblem(link, WAIT_KINDS.storeNotConnected);
   if (link.status === 'waiting') {
     if (blockedByStore && !connected) return { kind: 'waiting', message: `${name} waits until ${link.shop} is connected.` };
+    // Shopify's hold or risk recommendation: only Shopify can say whether it still stands, so the submit job reads it
+    // again (and sends the order if it is gone). The order keeps its reason meanwhile: nothing is released here.
+    if (waitsForShopify(link) && connected) {
+      await deps.scheduler.submit(link.shop, link.orderId, 0, deps.clock().getTime());
+      return { kind: 'waiting', message: `${name} waits for Shopify (${link.problems.find((p) => p.kind === WAIT_KINDS.shopifyHold || p.kind === WAIT_KINDS.risk)!.message}); read again now.` };
+    }
     // Set-up waits went through a submit job: once the set-up is done (an account, live) the order is due now. A test
     // order is run again when the mapping changed, so what the page shows is what the new mapping would send.
     if (hasProblem(link, WAIT_KINDS.noPrintAccount) || hasProblem(link, WAIT_KINDS.testMode)) {

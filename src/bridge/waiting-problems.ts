@@ -64,3 +64,8 @@ export function sameProblems(a: readonly Problem[], b: readonly Problem[]): bool
   const key = (list: readonly Problem[]) => list.map((p) => `${p.subject ?? ''}\u0000${p.message}`).sort().join('\u0001');
   return key(a) === key(b);
 }
+
+/** Whether the order waits on Shopify's judgement (a hold, a risk recommendation) rather than on print-bridge. */
+export function waitsForShopify(link: Pick<OrderLink, 'problems'>): boolean {
+  return link.problems.some((p) => p.kind === WAIT_KINDS.shopifyHold || p.kind === WAIT_KINDS.risk);
+}

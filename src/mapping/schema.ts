@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FULFILLMENT_HOLD_REASONS, isHoldReason, type FulfillmentHoldReason } from '../shopify/hold-reasons.js';
 import { compileGlob, normaliseRuleId, type CompiledMatch, type Glob } from './match.js';
 import { compileTemplate, type Tmpl } from './templates.js';
 
@@ -300,6 +301,22 @@ export type ShipmentsConfig = z.output<typeof shipmentsSchema>;
 
 const SHOP = /^[a-z0-9][a-z0-9-]*\.myshopify\.com$/;
 
+// Checked by hand rather than as a union, so that a mistyped reason is reported at the reason, in words.
+const reasonWords = `Shopify's hold reasons: ${FULFILLMENT_HOLD_REASONS.join(', ')}`;
+const waitForHolds = z
+  .union([z.string(), z.array(z.string())], { error: `must be all, none, or a list of ${reasonWords}` })
+  .superRefine((value, ctx) => {
+    if (typeof value === 'string') {
+      if (value !== 'all' && value !== 'none') ctx.addIssue({ code: 'custom', message: `must be all, none, or a list of ${reasonWords}` });
+      return;
+    }
+    if (value.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one reason, or write none' });
+    value.forEach((reason, i) => {
+      if (!isHoldReason(reason)) ctx.addIssue({ code: 'custom', path: [i], message: `${reason} is not one of ${reasonWords}` });
+    });
+  })
+  .transform((value) => value as 'all' | 'none' | FulfillmentHoldReason[]);
+
 export const mappingFileSchema = z
   .object({
     shops: z
@@ -328,9 +345,15 @@ export const mappingFileSchema = z
         // Fractions are allowed (0.5 = 30 seconds): the demo and tests need a window of seconds, not minutes.
         holdMinutes: z.number().min(0, 'must be 0 or more').max(10_080, 'must be at most 10080 (a week)').default(0),
         validate: z.boolean().default(true),
+        // Which of Shopify's fulfillment holds keep the order from the printer until released: every reason (`all`),
+        // none, or only the reasons listed (a store printing on account lets AWAITING_PAYMENT through).
+        wait_for_holds: waitForHolds.default('all'),
+        // Shopify's risk recommendation the order waits on: `cancel` (CANCEL only), `investigate` (INVESTIGATE and
+        // CANCEL), or `none`.
+        wait_for_risk: z.enum(['cancel', 'investigate', 'none']).default('cancel'),
       })
       .strict()
-      .default({ on: 'orders/paid', holdMinutes: 0, validate: true }),
+      .default({ on: 'orders/paid', holdMinutes: 0, validate: true, wait_for_holds: 'all', wait_for_risk: 'cancel' }),
     shipments: shipmentsSchema,
     products: z.array(productRuleSchema).default([]),
     stockItems: z.array(stockRuleSchema).default([]),
@@ -348,7 +371,7 @@ export type MappingFile = z.output<typeof mappingFileSchema>;
 export const KNOWN_KEYS: readonly string[] = [
   ...new Set([
     ...Object.keys(mappingFileSchema.shape),
-    'sourceOrderId', 'customerName', 'extraData', 'on', 'holdMinutes', 'validate',
+    'sourceOrderId', 'customerName', 'extraData', 'on', 'holdMinutes', 'validate', 'wait_for_holds', 'wait_for_risk',
     ...Object.keys(shipmentsSchema.shape), 'alias', 'path', 'type', 'phone',
     ...Object.keys(addressShape),
     ...Object.keys(productRuleSchema.in.shape),

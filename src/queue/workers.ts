@@ -153,6 +153,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
         ...options.printEvents,
         scheduleHoldRecheck: holdQueue?.schedule,
         showStatusLater: (shop, orderId, show) => deps.scheduler.syncShopify(shop, orderId, show),
+        submitAgain: (shop, orderId) => deps.scheduler.submit(shop, orderId, 0, deps.clock().getTime()),
       }
     : undefined;
 

@@ -4,6 +4,7 @@ import type {
   FulfillmentServiceRef,
   FulfillmentSummary,
   OrderForFulfillment,
+  OrderStanding,
   RequestRejection,
   StatusChange,
   StatusShown,
@@ -15,6 +16,7 @@ import {
   assignedFulfillmentOrders,
   createFulfillmentService,
   deleteFulfillmentService,
+  fulfillmentOrderLineItemIds,
   listFulfillmentServices,
   rejectCancellationRequest,
   rejectFulfillmentRequest,
@@ -61,8 +63,13 @@ export class ShopifyAdminApi extends AdminRequests {
   }
 
   /** Whether this shop has the order (null when it has not), before it is printed, cancelled or amended. */
-  orderInShop(orderGid: string): Promise<{ createdAt: string } | null> {
+  orderInShop(orderGid: string): Promise<OrderStanding | null> {
     return this.orderReads ? this.orderReads.inShop.get(this, orderGid) : orderInShop(this, orderGid);
+  }
+
+  /** The line items on a fulfillment order (null when the shop has none such): is a held one holding printed lines? */
+  fulfillmentOrderLineItemIds(fulfillmentOrderGid: string): Promise<string[] | null> {
+    return fulfillmentOrderLineItemIds(this, fulfillmentOrderGid);
   }
 
   /** Whether Shopify shows the order cancelled; null when the shop has no such order. */

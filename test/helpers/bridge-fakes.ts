@@ -12,7 +12,7 @@ import { syncOrderToShopify } from '../../src/bridge/shopify-sync.js';
 import type { Redis } from 'ioredis';
 import type { OrderWebhook } from '../../src/shopify/order-webhook.js';
 import { parseJsonLossless } from '../../src/shopify/json.js';
-import type { StatusChange, StatusShown } from '../../src/bridge/shopify-data.js';
+import type { OrderStanding, StatusChange, StatusShown } from '../../src/bridge/shopify-data.js';
 
 /** In-memory stand-ins for the use cases' ports, recording what they were asked to do. */
 
@@ -33,9 +33,17 @@ export class FakeShopify implements ShopifyEffects {
   async orderCancelled(_shop: string, orderId: string): Promise<boolean | null> {
     return this.notInShop.has(orderId) ? null : this.cancelledInShop.has(orderId);
   }
-  async orderInShop(_shop: string, orderId: string): Promise<{ createdAt: string } | null> {
+  /** What Shopify shows of each order's risk and holds; an order not named here is accepted, unheld, one fulfillment order. */
+  standings = new Map<string, Partial<OrderStanding>>();
+  /** The line items on each fulfillment order (a held one is read to see whether it holds printed lines). */
+  fulfillmentOrderLines = new Map<string, string[]>();
+  async orderInShop(_shop: string, orderId: string): Promise<OrderStanding | null> {
     this.inShopReads += 1;
-    return this.notInShop.has(orderId) ? null : { createdAt: '2026-11-21T15:00:00Z' };
+    if (this.notInShop.has(orderId)) return null;
+    return { createdAt: '2026-11-21T15:00:00Z', riskRecommendation: 'NONE', fulfillmentOrders: [], moreFulfillmentOrders: false, ...this.standings.get(orderId) };
+  }
+  async fulfillmentOrderLineItemIds(_shop: string, fulfillmentOrderId: string): Promise<string[] | null> {
+    return this.fulfillmentOrderLines.get(fulfillmentOrderId) ?? null;
   }
   async orderShows(_shop: string, orderId: string): Promise<StatusShown> {
     this.maybeFail();

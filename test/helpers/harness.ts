@@ -25,14 +25,14 @@ export const HARNESS_METRICS_TOKEN = 'metrics-token-for-tests-0123456789abcdef';
 export const metricsHeaders = { authorization: `Bearer ${HARNESS_METRICS_TOKEN}` };
 
 /** A mapping for integration tests: every SKU prints as itself with one artwork URL, grouped by vendor. */
-export function testMapping(extra: { holdMinutes?: number; validate?: boolean; unmapped?: 'hold' | 'skip' } = {}): string {
+export function testMapping(extra: { holdMinutes?: number; validate?: boolean; unmapped?: 'hold' | 'skip'; waitForHolds?: string; waitForRisk?: string } = {}): string {
   return `shops: ["*"]
 destination: demo-printer
 submit:
   on: orders/paid
   holdMinutes: ${extra.holdMinutes ?? 0}
   validate: ${extra.validate ?? true}
-shipments:
+${extra.waitForHolds ? `  wait_for_holds: ${extra.waitForHolds}\n` : ''}${extra.waitForRisk ? `  wait_for_risk: ${extra.waitForRisk}\n` : ''}shipments:
   carrier: { alias: standard }
   returnAddress: { name: "Acme Returns", address1: "1 Mill Lane", town: "Leeds", postcode: "LS1 1AA", isoCountry: GB }
 products:
@@ -245,4 +245,16 @@ export function orderBody(lines: { sku: string | null; quantity?: number; vendor
 /** The emulator's orders with this sourceOrderId (every account). */
 export function emulatorOrders(emulator: RunningEmulator, sourceOrderId: string) {
   return emulator.store.all().filter((o) => o.sourceOrderId === sourceOrderId);
+}
+
+/** Moves the emulator's order (by sourceOrderId) on to `to` (received, print-ready, shipped, ...), as its manual mode does. */
+export async function advanceAtEmulator(emulator: RunningEmulator, sourceOrderId: string, to: string): Promise<void> {
+  const record = emulatorOrders(emulator, sourceOrderId)[0];
+  if (!record) throw new Error(`the emulator has no order ${sourceOrderId}`);
+  const res = await fetch(`${emulator.baseUrl}/_emulator/orders/${record.record._id}/advance`, {
+    method: 'POST',
+    body: JSON.stringify({ to }),
+    headers: { 'content-type': 'application/json' },
+  });
+  if (res.status !== 200) throw new Error(`advancing ${sourceOrderId} to ${to} answered ${res.status}: ${await res.text()}`);
 }

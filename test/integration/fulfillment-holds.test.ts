@@ -3,7 +3,7 @@ import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { parseTriggers } from '../../src/dev/emulator/triggers.js';
 import { orderPath } from '../../src/admin/order-fragments.js';
 import { ADMIN_TOKEN, AdminClient } from '../admin/helpers.js';
-import { type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
+import { advanceAtEmulator, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 
 /**
  * Issue 13 item 4, against the running app: a shipment whose fulfillment order Shopify holds (ON_HOLD) or has
@@ -16,7 +16,6 @@ describe('fulfillment orders Shopify holds', () => {
   let admin: AdminClient;
   beforeAll(async () => {
     h = await startHarness({
-      emulator: { manual: false, delays: { receivedMs: 20, printReadyMs: 40, shipMs: 60 } },
       // Re-checks after 1 s (doubling): the missed-webhook case needs no Shopify webhook at all.
       env: { ADMIN_TOKEN, SHOPIFY_HOLD_RECHECK_SECONDS: '1' },
     });
@@ -25,6 +24,12 @@ describe('fulfillment orders Shopify holds', () => {
     admin = await AdminClient.login(h.runtime.url!);
   });
   afterAll(() => h.close());
+
+  /** Sent to the printer, then (Shopify holding it meanwhile, where the test placed a hold) shipped there. */
+  async function shipAtPrinter(body: { admin_graphql_api_id: string; order_number: number }) {
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order at the printer' });
+    await advanceAtEmulator(h.emulator, `${SHOP.replace('.myshopify.com', '')}-${body.order_number}`, 'shipped');
+  }
 
   async function shippedAndWaiting(orderId: string) {
     return waitFor(
@@ -39,8 +44,11 @@ describe('fulfillment orders Shopify holds', () => {
   it('waits for a hold to be released, shows why, then fulfils with the tracking when hold_released arrives', async () => {
     const body = orderBody([{ sku: 'PRINT-HOLD', quantity: 2 }]);
     h.standIn.seedOrder(SHOP, body);
-    expect(h.standIn.placeHold(SHOP, body.admin_graphql_api_id, { reason: 'AWAITING_PAYMENT', reasonNotes: 'bank transfer' }).ok).toBe(true);
     await h.sendWebhook('orders/paid', body);
+    // Placed once the printer has the order (a hold placed before keeps it from the printer: shopify-holds.test.ts).
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order at the printer' });
+    expect(h.standIn.placeHold(SHOP, body.admin_graphql_api_id, { reason: 'AWAITING_PAYMENT', reasonNotes: 'bank transfer' }).ok).toBe(true);
+    await shipAtPrinter(body);
 
     const link = await shippedAndWaiting(body.admin_graphql_api_id);
     const shipment = link.shipments[0]!;
@@ -80,8 +88,6 @@ describe('fulfillment orders Shopify holds', () => {
     expect(done.shipments[0]!.waitingForRelease).toBeUndefined();
     expect(done.shipments[0]!.fulfilledTrackingNumber).toBe(shipment.trackingNumber);
     const history = (await h.runtime.store.history(SHOP, body.admin_graphql_api_id)).map((e) => e.event);
-    // The hold was placed before orders/paid was sent: its webhook may reach the app before the order does (then it
-    // is not noted); the wait itself is found when the shipment is fulfilled, and noted then.
     expect(history).toEqual(expect.arrayContaining(['shipment 0: not fulfilled yet, Shopify holds its fulfillment order', 'Shopify released a fulfillment hold', 'shipment 0 fulfilled in Shopify']));
     const after = await admin.page(orderPath(done));
     expect(after).not.toContain('on hold in Shopify');
@@ -91,10 +97,12 @@ describe('fulfillment orders Shopify holds', () => {
   it('fulfils a held shipment by the re-check when the release webhook never arrives', async () => {
     const body = orderBody([{ sku: 'PRINT-LOST-WEBHOOK' }]);
     h.standIn.seedOrder(SHOP, body);
+    await h.sendWebhook('orders/paid', body);
+    await waitFor(async () => (await h.runtime.store.get(SHOP, body.admin_graphql_api_id))?.status === 'submitted', { what: 'the order at the printer' });
     h.standIn.pauseWebhooks(true);
     try {
       h.standIn.placeHold(SHOP, body.admin_graphql_api_id, { reason: 'HIGH_RISK_OF_FRAUD' });
-      await h.sendWebhook('orders/paid', body);
+      await shipAtPrinter(body);
       const link = await shippedAndWaiting(body.admin_graphql_api_id);
       expect(h.standIn.getOrder(SHOP, body.admin_graphql_api_id)!.fulfillments).toHaveLength(0);
       h.standIn.releaseHold(SHOP, body.admin_graphql_api_id);
@@ -115,6 +123,7 @@ describe('fulfillment orders Shopify holds', () => {
     const fulfillAt = new Date(Date.now() + 4_000).toISOString();
     expect(h.standIn.scheduleFulfillmentOrder(SHOP, body.admin_graphql_api_id, { fulfillAt }).ok).toBe(true);
     await h.sendWebhook('orders/paid', body);
+    await shipAtPrinter(body);
     const link = await shippedAndWaiting(body.admin_graphql_api_id);
     expect(link.shipments[0]!.waitingForRelease!.message).toMatch(/^waiting for the scheduled fulfillment order to become ready at /);
     const order = await waitFor(() => {

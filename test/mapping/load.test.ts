@@ -17,7 +17,7 @@ describe('loading a mapping file', () => {
     const m = exampleMapping();
     expect(m.shops).toEqual(['*']);
     expect(m.config.products).toHaveLength(2);
-    expect(m.config.submit).toEqual({ on: 'orders/paid', holdMinutes: 30, validate: true });
+    expect(m.config.submit).toEqual({ on: 'orders/paid', holdMinutes: 30, validate: true, wait_for_holds: 'all', wait_for_risk: 'cancel' });
     expect(m.config.unmapped).toBe('hold');
   });
 
@@ -25,6 +25,15 @@ describe('loading a mapping file', () => {
     const seconds = loadMappingText(withBase('submit: { holdMinutes: 0.05 }\n'), 'm.yaml');
     expect(seconds.ok && seconds.mapping.config.submit.holdMinutes).toBe(0.05);
     expect(problemsOf(withBase('submit: { holdMinutes: -1 }\n'))).toEqual([expect.stringMatching(/submit\.holdMinutes: must be 0 or more/)]);
+  });
+
+  it("takes which of Shopify's holds and risk recommendations an order waits for, and names a reason Shopify does not have", () => {
+    const listed = loadMappingText(withBase('submit:\n  wait_for_holds: [HIGH_RISK_OF_FRAUD, INCORRECT_ADDRESS]\n  wait_for_risk: investigate\n'), 'm.yaml');
+    expect(listed.ok && listed.mapping.config.submit).toMatchObject({ wait_for_holds: ['HIGH_RISK_OF_FRAUD', 'INCORRECT_ADDRESS'], wait_for_risk: 'investigate' });
+    const none = loadMappingText(withBase('submit: { wait_for_holds: none, wait_for_risk: none }\n'), 'm.yaml');
+    expect(none.ok && none.mapping.config.submit).toMatchObject({ wait_for_holds: 'none', wait_for_risk: 'none' });
+    expect(problemsOf(withBase('submit:\n  wait_for_holds: [FRAUD]\n'))).toEqual([expect.stringMatching(/m\.yaml:\d+:\d+ submit\.wait_for_holds\[0\]: FRAUD is not one of Shopify's hold reasons: AWAITING_PAYMENT/)]);
+    expect(problemsOf(withBase('submit: { wait_for_risk: always }\n'))).toEqual([expect.stringMatching(/submit\.wait_for_risk/)]);
   });
 
   it('reports a typo in a key at the key, with a suggestion', () => {

@@ -44,6 +44,7 @@ const OPERATIONS = [
   'deleteFulfillmentService',
   'assignedFulfillmentOrders',
   "assignedFulfillmentOrders (next page of a fulfillment order's lines)",
+  'fulfillmentOrderLineItemIds',
   'acceptFulfillmentRequest',
   'rejectFulfillmentRequest',
   'acceptCancellationRequest',
@@ -118,6 +119,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     await run('getOrderForFulfillment', () => api.getOrderForFulfillment(ORDER_GID));
     const fo = order!.fulfillmentOrders[0]!;
     await run('getFulfillmentOrderOrder', () => api.getFulfillmentOrderOrder(fo.id));
+    await run('fulfillmentOrderLineItemIds', async () => expect(await api.fulfillmentOrderLineItemIds(fo.id)).toContain(LINE_A));
     const plan = planFulfillment(order!, [{ lineItemId: LINE_A, quantity: 1 }]);
     let fulfillmentId = '';
     await run('createFulfillment', async () => {

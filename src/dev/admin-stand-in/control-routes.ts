@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { isHoldReason, type HoldInput } from './holds.js';
 import { HttpError, orderGid, parseBody, readJson, sendJson } from './http-io.js';
+import { RISK_RECOMMENDATIONS } from './records.js';
 import { SeedError } from './seed.js';
 import { handleServiceControl, SERVICE_ROUTES } from './service-routes.js';
 import type { AdminStandIn } from './stand-in-api.js';
@@ -52,6 +53,7 @@ const failSchema = z.object({
   shop: z.string().optional(),
 });
 const resetSchema = z.object({ shops: z.boolean().optional() });
+const riskSchema = z.object({ recommendation: z.enum(RISK_RECOMMENDATIONS) });
 const holdSchema = z.object({
   fulfillmentOrderId: z.string().optional(),
   reason: z
@@ -94,6 +96,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'POST /_stand-in/shops/:shop/orders/:id/release-hold {fulfillmentOrderId?, holdIds?}',
           'POST /_stand-in/shops/:shop/orders/:id/schedule {fulfillmentOrderId?, fulfillAt}',
           'POST /_stand-in/shops/:shop/orders/:id/move {fulfillmentOrderId?, newLocationId}',
+          'POST /_stand-in/shops/:shop/orders/:id/risk {recommendation: ACCEPT|CANCEL|INVESTIGATE|NONE}',
           'GET  /_stand-in/webhooks',
           'POST /_stand-in/webhooks {url?, secret?, apiVersion?, paused?}',
           'GET  /_stand-in/shops/:shop/throttle-status',
@@ -148,6 +151,10 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
         : route.endsWith('/release-hold')
           ? api.releaseHold(shop, orderId, parseBody(releaseSchema, raw))
           : api.scheduleFulfillmentOrder(shop, orderId, parseBody(scheduleSchema, raw));
+      return result.ok ? sendJson(res, 200, { order: result.value }) : sendJson(res, 422, { userErrors: result.userErrors });
+    }
+    case 'POST /shops/:/orders/:/risk': {
+      const result = api.setRisk(shop, orderId, parseBody(riskSchema, await readJson(req, true)).recommendation);
       return result.ok ? sendJson(res, 200, { order: result.value }) : sendJson(res, 422, { userErrors: result.userErrors });
     }
     case 'POST /shops/:/orders/:/move': {

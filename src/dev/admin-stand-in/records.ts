@@ -7,17 +7,9 @@
 export type FulfillmentOrderStatus = 'OPEN' | 'IN_PROGRESS' | 'CLOSED' | 'CANCELLED' | 'ON_HOLD' | 'SCHEDULED';
 
 /** Shopify's FulfillmentHoldReason values. */
-export const FULFILLMENT_HOLD_REASONS = [
-  'AWAITING_PAYMENT',
-  'AWAITING_RETURN_ITEMS',
-  'HIGH_RISK_OF_FRAUD',
-  'INCORRECT_ADDRESS',
-  'INVENTORY_OUT_OF_STOCK',
-  'ONLINE_STORE_POST_PURCHASE_CROSS_SELL',
-  'OTHER',
-  'UNKNOWN_DELIVERY_DATE',
-] as const;
-export type FulfillmentHoldReason = (typeof FULFILLMENT_HOLD_REASONS)[number];
+// Shopify's hold reasons are the app's one list: the stand-in keeps what the app reads.
+export { FULFILLMENT_HOLD_REASONS, type FulfillmentHoldReason } from '../../shopify/hold-reasons.js';
+import type { FulfillmentHoldReason } from '../../shopify/hold-reasons.js';
 
 export interface FulfillmentHoldRecord {
   id: string;
@@ -159,7 +151,12 @@ export interface OrderRecord {
   metafields: MetafieldRecord[];
   /** The REST body the order was seeded from: the GraphQL fields the stand-in has no record field for are read from it. */
   restBody?: Record<string, unknown>;
+  /** Shopify's risk recommendation (`Order.risk.recommendation`); NONE until an analysis says otherwise. */
+  risk?: RiskRecommendation;
 }
+
+export const RISK_RECOMMENDATIONS = ['ACCEPT', 'CANCEL', 'INVESTIGATE', 'NONE'] as const;
+export type RiskRecommendation = (typeof RISK_RECOMMENDATIONS)[number];
 
 export interface UserError {
   field: string[] | null;

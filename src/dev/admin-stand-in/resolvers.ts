@@ -179,6 +179,8 @@ function orderView(order: OrderRecord) {
         (l) => ({ __typename: 'ShippingLine', ...l }),
       ),
     displayFulfillmentStatus: () => displayFulfillmentStatus(order),
+    // Shopify's summary of the order's risk assessments; the stand-in keeps the recommendation alone.
+    risk: { recommendation: order.risk ?? 'NONE', assessments: [] },
     lineItems: (args: PageArgs) => connection(order.lineItems, args, (li) => lineItemView(order, li)),
     fulfillmentOrders: (args: PageArgs) => connection(order.fulfillmentOrders, args, (fo) => fulfillmentOrderView(order, fo)),
     fulfillments: (args: { first?: number | null }) =>

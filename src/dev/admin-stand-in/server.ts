@@ -96,6 +96,12 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
       return result.ok ? { ok: true, value: store.snapshot(result.value) } : result;
     },
     placeHold: (shop, orderId, input = {}) => snapshotResult(shop, orderGid(orderId), holds.place(shop, orderGid(orderId), input)),
+    setRisk: (shop, orderId, recommendation) => {
+      const order = store.findOrder(shop, orderGid(orderId));
+      if (!order) return { ok: false, userErrors: [{ field: ['id'], message: 'Order does not exist' }] };
+      order.risk = recommendation;
+      return { ok: true, value: store.snapshot(order) };
+    },
     releaseHold: (shop, orderId, input = {}) => snapshotResult(shop, orderGid(orderId), holds.release(shop, orderGid(orderId), input)),
     scheduleFulfillmentOrder: (shop, orderId, input) => snapshotResult(shop, orderGid(orderId), holds.schedule(shop, orderGid(orderId), input)),
     moveFulfillmentOrder: (shop, orderId, input) =>

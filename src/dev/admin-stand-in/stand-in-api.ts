@@ -7,7 +7,7 @@ import type { ManualFulfillmentInput } from './fulfillments.js';
 import type { MoveInput } from './moves.js';
 import type { HoldInput, ReleaseInput, ScheduleInput, SentWebhook, WebhookTarget } from './holds.js';
 import type { StandInApp } from './oauth.js';
-import type { FulfillmentRecord, OrderSnapshot, Result } from './records.js';
+import type { FulfillmentRecord, OrderSnapshot, Result, RiskRecommendation } from './records.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { StandInStore } from './store.js';
 
@@ -68,6 +68,8 @@ export interface AdminStandIn {
   cancelOrder(shop: string, orderId: string): Result<OrderSnapshot>;
   /** Places a fulfillment hold (status ON_HOLD) and sends `fulfillment_orders/placed_on_hold`. */
   placeHold(shop: string, orderId: string, input?: HoldInput): Result<OrderSnapshot>;
+  /** A fraud analysis (Shopify's or an app's) recommends what to do with the order (`Order.risk.recommendation`). */
+  setRisk(shop: string, orderId: string, recommendation: RiskRecommendation): Result<OrderSnapshot>;
   /** Releases holds; a fulfillment order without any left sends `fulfillment_orders/hold_released`. */
   releaseHold(shop: string, orderId: string, input?: ReleaseInput): Result<OrderSnapshot>;
   /** Makes a fulfillment order SCHEDULED until `fulfillAt`; then OPEN with `fulfillment_orders/scheduled_fulfillment_order_ready`. */

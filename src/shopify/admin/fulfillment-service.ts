@@ -252,6 +252,24 @@ async function readNode(api: AdminRequests, node: unknown): Promise<AssignedFulf
   };
 }
 
+/**
+ * The line items (their LineItem gids) on one fulfillment order, every page; null when the shop has no such
+ * fulfillment order. Read when one of an order's fulfillment orders is held, to know whether it holds lines the app
+ * would print.
+ */
+export async function fulfillmentOrderLineItemIds(api: AdminRequests, fulfillmentOrderId: string): Promise<string[] | null> {
+  const ids: string[] = [];
+  let after: string | null = null;
+  do {
+    const page: z.infer<typeof foLinesSchema> = await api.call('fulfillmentOrderLines', FO_LINES, { id: fulfillmentOrderId, after }, foLinesSchema, true);
+    if (!page.fulfillmentOrder) return null;
+    ids.push(...page.fulfillmentOrder.lineItems.nodes.map((l) => l.lineItem.id));
+    const info = page.fulfillmentOrder.lineItems.pageInfo;
+    after = info.hasNextPage && ids.length < FO_LINES_MAX ? info.endCursor : null;
+  } while (after);
+  return ids;
+}
+
 const payloadOf = (field: string) => z.object({ [field]: fulfillmentOrderPayload });
 
 /** Tells Shopify (and the merchant) the printer has the order. Not idempotent: a repeat is refused (a userError), not doubled. */

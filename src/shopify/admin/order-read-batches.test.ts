@@ -8,6 +8,14 @@ import type { AdminGraphqlTransport, GraphqlAnswer } from './transport.js';
 
 const order = (n: number) => `gid://shopify/Order/${n}`;
 const CREATED = '2026-11-20T10:00:00Z';
+/** An order's standing as Shopify answers it: accepted, one open fulfillment order without holds. */
+const standingAnswer = (id: string) => ({
+  id,
+  createdAt: CREATED,
+  risk: { recommendation: 'NONE' },
+  fulfillmentOrders: { nodes: [{ id: 'gid://shopify/FulfillmentOrder/7', status: 'OPEN', fulfillmentHolds: [] }], pageInfo: { hasNextPage: false } },
+});
+const STANDING = { createdAt: CREATED, riskRecommendation: 'NONE', fulfillmentOrders: [{ id: 'gid://shopify/FulfillmentOrder/7', status: 'OPEN', holds: [] }], moreFulfillmentOrders: false };
 
 /** A shop holding `orders`; every request is recorded with its operation and variables. */
 function fakeShop(shop: string, orders: readonly string[], fail?: () => Error) {
@@ -17,7 +25,7 @@ function fakeShop(shop: string, orders: readonly string[], fail?: () => Error) {
     async request(operation, _query, variables): Promise<GraphqlAnswer> {
       requests.push({ operation, variables });
       if (fail) throw fail();
-      const fields = (id: string) => (operation.startsWith('orderInShop') || operation === 'ordersInShop' ? { id, createdAt: CREATED } : { id, tags: [`t-${id}`], statusMetafield: { value: '{"status":"submitted"}' } });
+      const fields = (id: string) => (operation.startsWith('orderInShop') || operation === 'ordersInShop' ? standingAnswer(id) : { id, tags: [`t-${id}`], statusMetafield: { value: '{"status":"submitted"}' } });
       if (operation === 'orderInShop' || operation === 'orderShows') {
         const id = variables.id as string;
         return { data: { order: orders.includes(id) ? fields(id) : null } };
@@ -39,14 +47,14 @@ describe('OrderReadBatches', () => {
     const batches = orderReadBatches();
     // Each check through its own client, as the app makes one per call.
     const answers = await Promise.all([1, 2, 3, 1].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
-    expect(answers).toEqual([{ createdAt: CREATED }, null, { createdAt: CREATED }, { createdAt: CREATED }]);
+    expect(answers).toEqual([STANDING, null, STANDING, STANDING]);
     expect(shop.requests).toEqual([{ operation: 'ordersInShop', variables: { ids: [order(1), order(2), order(3)] } }]);
   });
 
   it('asks about a lone order with the one-order query, without waiting for others', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1)]);
     const batches = orderReadBatches();
-    expect(await apiOn(shop.transport, batches).orderInShop(order(1))).toEqual({ createdAt: CREATED });
+    expect(await apiOn(shop.transport, batches).orderInShop(order(1))).toEqual(STANDING);
     expect(await apiOn(shop.transport, batches).orderInShop(order(2))).toBeNull();
     expect(shop.requests.map((r) => r.operation)).toEqual(['orderInShop', 'orderInShop']);
   });
@@ -54,10 +62,10 @@ describe('OrderReadBatches', () => {
   it('never confirms an order from an answer given for another id', async () => {
     const shop = fakeShop('a.myshopify.com', []);
     // An answer out of order, or naming an order that was not asked about.
-    shop.transport.request = async () => ({ data: { nodes: [{ id: order(2), createdAt: CREATED }, { id: order(9), createdAt: CREATED }] } });
+    shop.transport.request = async () => ({ data: { nodes: [standingAnswer(order(2)), standingAnswer(order(9))] } });
     const batches = orderReadBatches();
     const answers = await Promise.all([order(1), order(2)].map((id) => apiOn(shop.transport, batches).orderInShop(id)));
-    expect(answers).toEqual([null, { createdAt: CREATED }]);
+    expect(answers).toEqual([null, STANDING]);
   });
 
   it("keeps each shop's checks to its own request", async () => {
@@ -70,7 +78,7 @@ describe('OrderReadBatches', () => {
       apiOn(a.transport, batches).orderInShop(order(2)),
       apiOn(b.transport, batches).orderInShop(order(2)),
     ]);
-    expect(answers).toEqual([{ createdAt: CREATED }, null, null, { createdAt: CREATED }]);
+    expect(answers).toEqual([STANDING, null, null, STANDING]);
     expect(a.requests).toEqual([{ operation: 'ordersInShop', variables: { ids: [order(1), order(2)] } }]);
     expect(b.requests).toEqual([{ operation: 'ordersInShop', variables: { ids: [order(1), order(2)] } }]);
   });
@@ -104,7 +112,7 @@ describe('OrderReadBatches', () => {
     expect(shows1).toEqual({ tags: [`t-${order(1)}`], status: { status: 'submitted' } });
     expect(shows2).toEqual({ tags: [`t-${order(2)}`], status: { status: 'submitted' } });
     expect(shows3).toBeNull();
-    expect(in1).toEqual({ createdAt: CREATED });
+    expect(in1).toEqual(STANDING);
     expect(shop.requests.map((r) => r.operation).sort()).toEqual(['orderInShop', 'ordersShow']);
   });
 

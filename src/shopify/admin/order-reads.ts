@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { LINE_ITEMS_MAX_PAGES, LINE_ITEMS_PAGE, ORDER_AS_WEBHOOK_BODY, ORDER_LINE_ITEMS_PAGE, orderAsWebhookBody, orderAsWebhookBodySchema, orderLineItemsPageSchema } from '../order-as-webhook-body.js';
 import { ShopifyProtocolError } from './errors.js';
-import { batchAnswers, gid, ORDERS_BY_ID_MAX, type AdminRequests, type BatchAnswers } from './request.js';
+import type { OrderStanding } from '../../bridge/shopify-data.js';
+import { batchAnswers, gid, ORDERS_BY_ID_MAX, pageInfoSchema, type AdminRequests, type BatchAnswers } from './request.js';
 
 /**
  * Reads of a shop's orders: whether it has one, the access check, an order in its webhook body's shape (lost-order
@@ -20,12 +21,27 @@ export interface RecentOrder {
   displayFulfillmentStatus: string;
 }
 
-// Whether the shop has the order: 1 point.
-const ORDER_IN_SHOP = /* GraphQL */ `
-  query PrintBridgeOrderInShop($id: ID!) {
-    order(id: $id) {
+/**
+ * Fulfillment orders read with an order's standing. An order has one per location that fulfils part of it; more than
+ * this many is an order split over more locations than print shops run, and the read says so (moreFulfillmentOrders).
+ */
+const STANDING_FULFILLMENT_ORDERS = 10;
+
+// What the app must know of an order before printing it: that the shop has it, Shopify's risk recommendation, and the
+// holds on its fulfillment orders (holds are a list, not a connection: their fields cost nothing more). About 12
+// points requested; one order's lines are read only when one of its fulfillment orders is held.
+const ORDER_STANDING_FIELDS = `
       id
       createdAt
+      risk { recommendation }
+      fulfillmentOrders(first: ${STANDING_FULFILLMENT_ORDERS}) {
+        nodes { id status fulfillmentHolds { id reason reasonNotes displayReason handle heldByRequestingApp } }
+        pageInfo { hasNextPage }
+      }`;
+
+const ORDER_IN_SHOP = /* GraphQL */ `
+  query PrintBridgeOrderInShop($id: ID!) {
+    order(id: $id) {${ORDER_STANDING_FIELDS}
     }
   }
 `;
@@ -39,13 +55,11 @@ const ORDER_CANCELLED = /* GraphQL */ `
   }
 `;
 
-// Whether the shop has each of these orders, for the orders asked about together (OrderReadBatches): an object a point.
+// The standing of each of these orders, for the orders asked about together (OrderReadBatches).
 const ORDERS_IN_SHOP = /* GraphQL */ `
   query PrintBridgeOrdersInShop($ids: [ID!]!) {
     nodes(ids: $ids) {
-      ... on Order {
-        id
-        createdAt
+      ... on Order {${ORDER_STANDING_FIELDS}
       }
     }
   }
@@ -68,15 +82,50 @@ const RECENT_ORDERS = /* GraphQL */ `
   }
 `;
 
-/**
- * Whether this shop has the order (null when it has not): a webhook's shop header is not signed, so the order's
- * store is confirmed here before it is printed, cancelled or amended (DESIGN section 9). One point.
- */
-const orderInShopSchema = z.object({ order: z.object({ id: z.string(), createdAt: z.string() }).nullable() });
+const standingSchema = z.object({
+  id: z.string(),
+  createdAt: z.string(),
+  risk: z.object({ recommendation: z.string() }).nullish(),
+  fulfillmentOrders: z.object({
+    nodes: z.array(
+      z.object({
+        id: gid('FulfillmentOrder'),
+        status: z.string(),
+        fulfillmentHolds: z.array(
+          z.object({
+            id: z.string(),
+            reason: z.string(),
+            reasonNotes: z.string().nullable(),
+            displayReason: z.string(),
+            handle: z.string().nullable(),
+            heldByRequestingApp: z.boolean(),
+          }),
+        ),
+      }),
+    ),
+    pageInfo: pageInfoSchema,
+  }),
+});
 
-export async function orderInShop(api: AdminRequests, orderGid: string): Promise<{ createdAt: string } | null> {
+function standingOf(node: z.infer<typeof standingSchema>): OrderStanding {
+  return {
+    createdAt: node.createdAt,
+    riskRecommendation: node.risk?.recommendation ?? null,
+    fulfillmentOrders: node.fulfillmentOrders.nodes.map((fo) => ({ id: fo.id, status: fo.status, holds: fo.fulfillmentHolds })),
+    moreFulfillmentOrders: node.fulfillmentOrders.pageInfo.hasNextPage,
+  };
+}
+
+/**
+ * Whether this shop has the order (null when it has not), with what keeps it from the printer in Shopify (its risk
+ * recommendation, the holds on its fulfillment orders): a webhook's shop header is not signed, so the order's store is
+ * confirmed here before it is printed, cancelled or amended (DESIGN section 9), in the read that finds its holds.
+ */
+const orderInShopSchema = z.object({ order: standingSchema.nullable() });
+
+export async function orderInShop(api: AdminRequests, orderGid: string): Promise<OrderStanding | null> {
   const data = await api.call('orderInShop', ORDER_IN_SHOP, { id: orderGid }, orderInShopSchema, true);
-  return data.order && data.order.id === orderGid ? { createdAt: data.order.createdAt } : null;
+  return data.order && data.order.id === orderGid ? standingOf(data.order) : null;
 }
 
 const orderCancelledSchema = z.object({ order: z.object({ id: z.string(), cancelledAt: z.string().nullable() }).nullable() });
@@ -92,7 +141,7 @@ export async function orderCancelled(api: AdminRequests, orderGid: string): Prom
 
 // A node of another type, or an id the shop does not have, answers null (or an object without the Order's fields).
 const ordersInShopSchema = z.object({
-  nodes: z.array(z.object({ id: z.string().optional(), createdAt: z.string().optional() }).nullable()),
+  nodes: z.array(z.union([standingSchema, z.object({ id: z.string().optional() }).loose()]).nullable()),
 });
 
 /**
@@ -100,14 +149,17 @@ const ordersInShopSchema = z.object({
  * for each id given, null where the shop has no such order. Each answer is matched to its id by the id it carries, so
  * an answer in another order, or one missing, never confirms the wrong order.
  */
-export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<BatchAnswers<{ createdAt: string }>> {
+export async function ordersInShop(api: AdminRequests, orderGids: readonly string[]): Promise<BatchAnswers<OrderStanding>> {
   if (orderGids.length > ORDERS_BY_ID_MAX) throw new RangeError(`ordersInShop reads at most ${ORDERS_BY_ID_MAX} orders at once, got ${orderGids.length}`);
   const nodeErrors: number[] = [];
-  // Each id is an order looked up: a point each.
-  const pacing = { key: `ordersInShop×${orderGids.length}`, estimate: orderGids.length };
+  // An order and its one fulfillment order (the usual order) cost about 3 points once Shopify refunds the rest.
+  const pacing = { key: `ordersInShop×${orderGids.length}`, estimate: orderGids.length * 3 };
   const data = await api.call('ordersInShop', ORDERS_IN_SHOP, { ids: orderGids }, ordersInShopSchema, true, { pacing, nodeErrors });
-  const found = new Map<string, { createdAt: string }>();
-  for (const node of data.nodes) if (node?.id && node.createdAt) found.set(node.id, { createdAt: node.createdAt });
+  const found = new Map<string, OrderStanding>();
+  for (const node of data.nodes) {
+    const standing = standingSchema.safeParse(node);
+    if (standing.success) found.set(standing.data.id, standingOf(standing.data));
+  }
   return batchAnswers(orderGids, found, nodeErrors);
 }
 
