@@ -11,6 +11,7 @@ export function adminApiFulfillmentPort(forShop: (shop: string) => ShopifyAdminA
       (await forShop(shop)).updateFulfillmentTracking(fulfillmentId, tracking, notifyCustomer),
     orderShows: async (shop, orderId) => (await forShop(shop)).orderShows(orderId),
     showStatus: async (shop, orderId, change) => (await forShop(shop)).showStatus(orderId, change),
+    releaseHolds: async (shop, fulfillmentOrderId, holdIds) => (await forShop(shop)).releaseHolds(fulfillmentOrderId, holdIds),
     appendOrderNote: async (shop, orderId, line) => {
       await (await forShop(shop)).appendOrderNote(orderId, line);
     },

@@ -1,6 +1,7 @@
 import type { Shopify } from '@shopify/shopify-api';
 import { Session } from '@shopify/shopify-api';
 import type { ShopifyEffects } from '../bridge/ports.js';
+import type { AppHoldsPort } from '../bridge/app-holds.js';
 import type { Metrics } from '../metrics.js';
 import { JOB_INLINE_WAIT_MS, orderReadBatches, ShopifyAdminApi, ShopifyPacer, StatusMetafieldBatches, StatusWriteBatches } from '../shopify/admin-api.js';
 import { ShopifyProtocolError, ShopifyUnauthorizedError } from '../shopify/admin/errors.js';
@@ -135,6 +136,16 @@ export function adminApiEffects(clients: ShopifyAdminClients): ShopifyEffects {
     async appendNote(shop, orderId, line) {
       await (await clients.forShop(shop)).appendOrderNote(orderId, line);
     },
+  };
+}
+
+/** print-bridge's own hold on the app's Admin API clients; `shown` is the store's switch and fulfillment mode. */
+export function adminApiAppHolds(clients: ShopifyAdminClients, shown: (shop: string) => Promise<boolean>): AppHoldsPort {
+  return {
+    shown,
+    read: async (shop, orderId) => (await clients.forShop(shop)).fulfillmentOrderHolds(orderId),
+    place: async (shop, fulfillmentOrderId, reasonNotes) => (await clients.forShop(shop)).placeAppHold(fulfillmentOrderId, reasonNotes),
+    release: async (shop, fulfillmentOrderId, holdIds) => (await clients.forShop(shop)).releaseHolds(fulfillmentOrderId, holdIds),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   testPrintAccount,
 } from '../shops/setup.js';
 import { addFulfillmentRoute } from './fulfillment-settings.js';
+import { addAppHoldsRoute } from './app-holds-settings.js';
 import type { AdminContext } from './router.js';
 import { settingsIndexPage, settingsPage } from './settings-views.js';
 import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
@@ -130,6 +131,7 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
   });
 
   if (setup.fulfillmentMode) addFulfillmentRoute(router, ctx, setup.fulfillmentMode);
+  addAppHoldsRoute(router, ctx, setup.deps);
 
   async function showSettings(req: Request, res: Response, viewer: Viewer, shop: string, typed: { input?: Record<string, string>; refused?: string } = {}): Promise<void> {
     const [checklist, problems] = await Promise.all([onboardingChecklist(setup.deps, shop), ctx.problemCount(viewer)]);

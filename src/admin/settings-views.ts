@@ -2,6 +2,7 @@ import type { FulfillmentMode, ShopSetup } from '../shops/model.js';
 import type { ChecklistItem } from '../shops/setup.js';
 import { confirmAttributes, type Confirmation, confirmModal, saveBar, saveBarAttributes } from './confirm.js';
 import { fulfillmentSection } from './fulfillment-settings.js';
+import { appHoldsSection } from './app-holds-settings.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
@@ -109,6 +110,7 @@ ${row(ctx, submitButton(ctx, 'Save and test', { primary: true }), { spaced: true
 )}${saveBar(ctx, 'account-save-bar')}`);
 
   const fulfillment = data.fulfillment ? fulfillmentSection(ctx, data.fulfillment, form) : '';
+  const appHolds = appHoldsSection(ctx, data.setup.appHolds !== false, form);
 
   const postback = data.postback
     ? card(
@@ -122,7 +124,7 @@ ${data.postback.triggers.map((t) => html`${ctx.embedded ? html`<s-text type="str
       )
     : '';
 
-  return layout(ctx, 'Settings', 'settings', html`${checklist}${fulfillment}${account}${postback}${trusted('')}`, { problems: data.problems });
+  return layout(ctx, 'Settings', 'settings', html`${checklist}${fulfillment}${appHolds}${account}${postback}${trusted('')}`, { problems: data.problems });
 }
 
 /** An operator's list of stores with a link to each one's settings. */

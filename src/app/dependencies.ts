@@ -29,7 +29,7 @@ import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { registryMappingPort } from '../adapters/mapping-port.js';
 import { MappingRenderPool } from '../mapping/render-pool.js';
 import { releaseWaitingOrders, sessionConnections } from './waiting.js';
-import { adminApiEffects, ShopifyAdminClients } from '../adapters/shopify-effects.js';
+import { adminApiAppHolds, adminApiEffects, ShopifyAdminClients } from '../adapters/shopify-effects.js';
 import { adminApiFulfillmentRequests } from '../adapters/fulfillment-requests.js';
 import { FulfillmentServiceStore } from '../shops/fulfillment-services.js';
 import type { FulfillmentModeDeps } from '../shops/fulfillment-mode.js';
@@ -154,6 +154,11 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     printAccounts,
     shopSettings,
     shopify: adminApiEffects(adminClients),
+    // The store's switch (on unless turned off) and merchant-managed: a fulfillment service's orders are Shopify's requests.
+    appHolds: adminApiAppHolds(adminClients, async (shop) => {
+      const setup = await shopSettings.get(shop);
+      return setup.appHolds !== false && setup.fulfillment === 'merchant';
+    }),
     scheduler: new QueueScheduler(queues),
     sessions,
     connections: sessionConnections(sessions),
@@ -169,6 +174,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     config,
     settings: shopSettings,
     orders: queues.orders,
+    shopifyJobs: queues.shopify,
     registry,
     refreshMappings: () => mappingSync.refresh(),
     invalidate: (shop) => printAccounts.invalidate(shop),

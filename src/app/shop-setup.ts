@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Config } from '../config.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import { PrintServiceClient, type PrintServiceClientOptions } from '../print-service/client.js';
-import { enqueueReexamine, type OrderJob } from '../queue/queues.js';
+import { enqueueAppHoldsResync, enqueueReexamine, type OrderJob, type ShopifyJob } from '../queue/queues.js';
 import type { PrintAccount } from '../shops/model.js';
 import { checkPrintAccount } from '../shops/print-accounts.js';
 import { publicOnlyLookup, publicOnlyLookupVia } from '../shops/account-address.js';
@@ -20,6 +20,8 @@ export function shopSetupDeps(options: {
   operator?: boolean;
   settings: ShopSettingsStore;
   orders: Queue<OrderJob>;
+  /** Where the placing or release of the app's holds goes when a store's switch changes. */
+  shopifyJobs?: Queue<ShopifyJob>;
   registry: Pick<MappingRegistry, 'forShop'>;
   refreshMappings?: () => Promise<void>;
   invalidate?: (shop: string) => void;
@@ -37,6 +39,9 @@ export function shopSetupDeps(options: {
     refreshMappings: options.refreshMappings ?? (async () => undefined),
     reexamine: async (shop, cause) => {
       await enqueueReexamine(options.orders, shop, cause, true);
+    },
+    resyncAppHolds: async (shop) => {
+      if (options.shopifyJobs) await enqueueAppHoldsResync(options.shopifyJobs, shop);
     },
     mappingServes: (shop) => options.registry.forShop(shop) !== undefined,
     appUrl: options.config.APP_URL,

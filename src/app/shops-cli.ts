@@ -12,7 +12,7 @@ import { createQueues } from '../queue/queues.js';
 import { createRedis } from '../redis.js';
 import { ShopSettingsStore } from '../shops/settings-store.js';
 import { OPERATOR_AUTHOR } from '../shops/model.js';
-import { connectPrintAccount, postbackSetup, printAccountInput, pushMapping, rollbackMapping, setPrintMode, type SetupDeps } from '../shops/setup.js';
+import { connectPrintAccount, postbackSetup, printAccountInput, pushMapping, rollbackMapping, setAppHolds, setPrintMode, type SetupDeps } from '../shops/setup.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
 import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
@@ -135,6 +135,24 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
       });
     });
 
+  shops
+    .command('holds')
+    .description("on (the default): print-bridge's own waits (edit window, mapping problem, test mode, risk) show in Shopify as a fulfillment hold of the app's; off: none, and those placed are released")
+    .argument('<domain>', 'the store')
+    .argument('<switch>', 'on or off')
+    .action(async (domain: string, value: string) => {
+      const shop = storeDomain(domain);
+      if (value !== 'on' && value !== 'off') throw new CliError(`the switch must be on or off, not "${value}".`);
+      await withSetup(async ({ setup }) => {
+        await setAppHolds(setup, shop, value === 'on');
+        process.stdout.write(
+          value === 'on'
+            ? `${shop}: print-bridge's waits show in Shopify as a hold of the app's (handle print-bridge) on the fulfillment orders it will print.\n`
+            : `${shop}: print-bridge places no holds in Shopify; those it placed on waiting orders are released.\n`,
+        );
+      });
+    });
+
   registerFulfillmentCommand(shops);
 
   const mappings = program.commands.find((c) => c.name() === 'mappings');
@@ -218,11 +236,13 @@ async function withSetup(work: (context: { config: Config; database: Database; s
   const registry = new MappingRegistry({ dir: config.MAPPINGS_DIR, mapOptions: { artwork: { hosts: config.ARTWORK_HOSTS } } });
   registry.load();
   const settings = new ShopSettingsStore(database, config.ENCRYPTION_KEY ?? []);
-  const setup = shopSetupDeps({ config, settings, orders: queues.orders, registry, operator: true });
+  const setup = shopSetupDeps({ config, settings, orders: queues.orders, shopifyJobs: queues.shopify, registry, operator: true });
   // The running workers take the look at waiting orders; a Redis that does not answer must not hang the command.
-  const reexamine = setup.reexamine;
-  setup.reexamine = (shop, cause) =>
-    Promise.race([reexamine(shop, cause), new Promise<void>((_, reject) => setTimeout(() => reject(new CliError(`Redis at ${config.REDIS_URL} is not reachable: the change is stored, and the app's periodic sweep releases waiting orders`)), 5_000).unref())]);
+  const unreachable = (then: string) =>
+    new Promise<void>((_, reject) => setTimeout(() => reject(new CliError(`Redis at ${config.REDIS_URL} is not reachable: the change is stored, and ${then}`)), 5_000).unref());
+  const { reexamine, resyncAppHolds } = setup;
+  setup.reexamine = (shop, cause) => Promise.race([reexamine(shop, cause), unreachable("the app's periodic sweep releases waiting orders")]);
+  if (resyncAppHolds) setup.resyncAppHolds = (shop) => Promise.race([resyncAppHolds(shop), unreachable("each waiting order's hold follows at its next sync")]);
   const ownVersion = await settings.currentMappings().catch(() => []);
   for (const current of ownVersion) {
     const loaded = loadStoreMapping(current.yaml, current.shop, current.version);

@@ -5,7 +5,7 @@ import { ShopifyUserError } from '../shopify/admin-api.js';
 import type { OrderForFulfillment, TrackingInfo } from './shopify-data.js';
 import { acceptBeforeFulfilling, serviceFulfillmentOrderIds } from './fulfillment-requests.js';
 import { planFulfillment, type HeldFulfillmentOrder, type Shortfall } from '../shopify/fulfillment-plan.js';
-import { recordHoldWait, waitingShipments } from './fulfillment-holds.js';
+import { recordHoldWait, releaseOwnHolds, waitingShipments } from './fulfillment-holds.js';
 import type { OrderLink, ShipmentLink } from '../orders/model.js';
 import type { ApplyPrintEventDeps, ApplyPrintEventOutcome } from './apply-print-event.js';
 import { describe, eventTime } from './print-event-history.js';
@@ -151,9 +151,14 @@ async function fulfilShipment(
   if (shipment.appliedAt) return { kind: 'unchanged', detail: `shipment ${shipment.index} was applied at ${shipment.appliedAt} with nothing left to fulfill` };
 
   if (link.fulfillmentRequest) await acceptBeforeFulfilling(deps, link);
-  const read = await deps.shopify.getOrderForFulfillment(shop, orderId);
-  if (!read) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
-  const order = await ownFulfillmentOrders(deps, link, read);
+  const readOrder = async () => {
+    const read = await deps.shopify.getOrderForFulfillment(shop, orderId);
+    if (!read) throw new PrintEventMismatchError(`Shopify has no order ${orderId} on ${shop} (deleted?); shipment ${shipment.index} cannot be fulfilled`);
+    return ownFulfillmentOrders(deps, link, read);
+  };
+  let order = await readOrder();
+  const shipmentLines = shipment.lineItems.map((l) => l.lineItemId);
+  if (await releaseOwnHolds(deps, link, shipmentLines, order)) order = await readOrder();
 
   const claimed = new Set(link.shipments.map((s) => s.fulfillmentId).filter((id): id is string => Boolean(id)));
   const existing = findOwnFulfillment(order, shipment, wantedNumber, claimed);

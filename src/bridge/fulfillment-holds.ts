@@ -4,6 +4,8 @@ import type { HeldFulfillmentOrder } from '../shopify/fulfillment-plan.js';
 import type { HoldWait, OrderLink } from '../orders/model.js';
 import type { OrderStore } from './ports.js';
 import { recordedText } from '../orders/recorded-text.js';
+import { isOwnHold } from '../shopify/app-hold.js';
+import type { OrderForFulfillment } from './shopify-data.js';
 
 /**
  * A shipment whose fulfillment orders Shopify holds (ON_HOLD: a payment to clear, a fraud check, an address to fix;
@@ -92,4 +94,26 @@ export async function recordHoldWait(deps: HoldWaitDeps, link: OrderLink, index:
 /** Shipments shipped at the printer and still waiting to be carried out in Shopify. */
 export function waitingShipments(link: OrderLink): number[] {
   return link.shipments.filter((s) => s.status === 'shipped' && !s.fulfillmentId && !s.appliedAt).map((s) => s.index);
+}
+
+/**
+ * print-bridge's own hold (app-holds.ts) never makes it wait: on the fulfillment orders a shipment needs, the app's own
+ * holds are released (by id; the merchant's and other apps' stay) before it plans the fulfillment. True when it
+ * released any: the order is to be read again.
+ */
+export async function releaseOwnHolds(
+  deps: { shopify: { releaseHolds(shop: string, fulfillmentOrderId: string, holdIds: readonly string[]): Promise<void> } },
+  link: OrderLink,
+  lineItemIds: readonly string[],
+  order: OrderForFulfillment,
+): Promise<boolean> {
+  const wanted = new Set(lineItemIds);
+  let released = false;
+  for (const fo of order.fulfillmentOrders) {
+    const own = fo.holds.filter(isOwnHold).map((h) => h.id);
+    if (fo.status !== 'ON_HOLD' || own.length === 0 || !fo.lineItems.some((l) => wanted.has(l.lineItemId))) continue;
+    await deps.shopify.releaseHolds(link.shop, fo.id, own);
+    released = true;
+  }
+  return released;
 }

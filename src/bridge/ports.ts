@@ -8,6 +8,7 @@ import type { ShipmentLineItem } from '../orders/model.js';
 import type { HistoryEntry, Mutation, OrderLink } from '../orders/model.js';
 import type { OrderStatus } from '../orders/status.js';
 import type { PrintAccountsPort } from '../shops/print-accounts.js';
+import type { AppHoldsPort } from './app-holds.js';
 
 /**
  * What the use cases need from the outside, as narrow interfaces: tests pass in-memory fakes, the app passes the
@@ -107,6 +108,8 @@ export interface ShopifyFulfillmentPort extends StatusShowing {
   updateFulfillmentTracking(shop: string, fulfillmentId: string, tracking: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary>;
   /** Adds a line to the order note unless the note already has it. */
   appendOrderNote(shop: string, orderId: string, line: string): Promise<void>;
+  /** Releases exactly these holds of a fulfillment order (print-bridge's own, before it fulfils). */
+  releaseHolds(shop: string, fulfillmentOrderId: string, holdIds: readonly string[]): Promise<void>;
 }
 
 /**
@@ -316,6 +319,11 @@ export interface BridgeDeps {
   sessions: SessionsPort;
   /** Orders of a store that is not connected are never sent to the printer (DESIGN section 9). */
   connections: ConnectionsPort;
+  /**
+   * print-bridge's own waits shown in Shopify as a hold of the app's (app-holds.ts), with each sync of an order;
+   * absent: no holds are placed.
+   */
+  appHolds?: AppHoldsPort;
   /** Stores' own print set-up, removed by shop/redact. */
   shopSettings?: { redactShop(shop: string): Promise<void> };
   logger: Logger;

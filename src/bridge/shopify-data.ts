@@ -54,8 +54,11 @@ export interface OrderForFulfillment {
     status: string;
     /** When a SCHEDULED fulfillment order becomes fulfillable. */
     fulfillAt: string | null;
-    /** The holds keeping an ON_HOLD fulfillment order from being fulfilled: Shopify's reason, notes and its wording. */
-    holds: { reason: string; reasonNotes: string | null; displayReason: string }[];
+    /**
+     * The holds keeping an ON_HOLD fulfillment order from being fulfilled: Shopify's reason, notes and its wording, and
+     * whose hold it is (`isOwnHold` of src/shopify/app-hold.ts: print-bridge's own is released, never waited for).
+     */
+    holds: { id: string; reason: string; reasonNotes: string | null; displayReason: string; handle: string | null; heldByRequestingApp: boolean }[];
     lineItems: { id: string; lineItemId: string; sku: string | null; totalQuantity: number; remainingQuantity: number }[];
   }[];
   fulfillments: {
@@ -70,6 +73,28 @@ export interface OrderForFulfillment {
   moreFulfillments: boolean;
   /** The value of the `$app:print_status` metafield, parsed, or null. */
   status: { value: unknown; updatedAt: string } | null;
+}
+
+/** One fulfillment hold as the app reads it to tell its own from the merchant's and other apps'. */
+export interface FulfillmentHoldRef {
+  id: string;
+  reason: string;
+  reasonNotes: string | null;
+  handle: string | null;
+  /** Shopify's `heldByRequestingApp`: print-bridge placed it. */
+  heldByRequestingApp: boolean;
+}
+
+/** A fulfillment order of an order as print-bridge's own hold needs it (src/bridge/app-holds.ts). */
+export interface FulfillmentOrderHolds {
+  id: string;
+  /** OPEN, IN_PROGRESS, ON_HOLD, SCHEDULED, CLOSED, CANCELLED, INCOMPLETE. */
+  status: string;
+  /** At a fulfillment service's location (a third party's, or the app's own in service mode), not the merchant's. */
+  atServiceLocation: boolean;
+  holds: FulfillmentHoldRef[];
+  /** The order line items it holds. */
+  lineItemIds: string[];
 }
 
 /** What a Shopify order shows of its print status: all its tags, and the `$app:print_status` value (parsed) or null. */

@@ -3,6 +3,7 @@ import type { OrderLink } from '../orders/model.js';
 import { canonical } from './own-writes.js';
 import { type StatusShowing, TAGS, type OrderStore } from './ports.js';
 import type { OrderStatus } from '../orders/status.js';
+import { syncAppHolds, type AppHoldDeps, type AppHoldOutcome } from './app-holds.js';
 
 /**
  * What a Shopify order shows of its print status (its print-bridge tags and the `$app:print_status` metafield) is
@@ -99,7 +100,7 @@ function showsSame(a: OrderLink, b: OrderLink): boolean {
 }
 
 export type SyncOutcome =
-  | { kind: 'synced'; tags: string[]; version: number; wrote: boolean }
+  | { kind: 'synced'; tags: string[]; version: number; wrote: boolean; hold?: AppHoldOutcome }
   | { kind: 'unknown-order' }
   | { kind: 'not-in-shopify' };
 
@@ -109,10 +110,17 @@ export type SyncOutcome =
  * converges on the newest link although each sync skips what the order showed when it read.
  */
 export async function syncOrderToShopify(
-  deps: { store: Pick<OrderStore, 'get'>; shopify: StatusShowing },
+  deps: { store: Pick<OrderStore, 'get'>; shopify: StatusShowing; holds?: AppHoldDeps },
   shop: string,
   orderId: string,
 ): Promise<SyncOutcome> {
+  const outcome = await syncStatus(deps, shop, orderId);
+  // print-bridge's own hold follows the same link (app-holds.ts): placed while it keeps the order back, released after.
+  if (outcome.kind !== 'synced' || !deps.holds) return outcome;
+  return { ...outcome, hold: await syncAppHolds(deps.holds, shop, orderId) };
+}
+
+async function syncStatus(deps: { store: Pick<OrderStore, 'get'>; shopify: StatusShowing }, shop: string, orderId: string): Promise<SyncOutcome> {
   let link = await deps.store.get(shop, orderId);
   if (!link) return { kind: 'unknown-order' };
   let shown: StatusShown | undefined;

@@ -27,7 +27,7 @@ export async function testRun(deps: BridgeDeps, link: OrderLink, service: PrintS
   if (valid) await deps.printAccounts.recordTestValidated?.(link.shop);
   const wait = testModeProblem(link.shop, at, valid);
   const validation = problems.map((p) => ({ kind: 'validation', subject: p.subject, message: p.message, at }));
-  await deps.store.update(link.shop, link.orderId, (current) => {
+  const { link: waiting } = await deps.store.update(link.shop, link.orderId, (current) => {
     if (!current || isSubmittedStatus(current.status) || current.status === 'cancelled' || current.status === 'submitting' || current.status === 'not-printed') return undefined;
     const { link: next, moved } = moveTo(current, 'waiting', at);
     return {
@@ -44,6 +44,8 @@ export async function testRun(deps: BridgeDeps, link: OrderLink, service: PrintS
       ],
     };
   });
+  // The wait shows in Shopify as print-bridge's own hold (app-holds.ts) until the store goes live.
+  if (waiting && link.status !== 'waiting') await deps.scheduler.syncShopify(link.shop, link.orderId);
   deps.logger.info({ shop: link.shop, orderId: link.orderId, valid }, 'test mode: order validated at the print service, nothing created');
   return { kind: 'waiting', reason: WAIT_KINDS.testMode };
 }

@@ -3,7 +3,7 @@ import type { OrderLink, Problem } from '../orders/model.js';
 import type { SubmitSettings } from './ports.js';
 import { SERVICE_WAIT_EVENT } from './service-submission.js';
 import type { ReexamineDeps, ReexamineVerdict, ShopConditions } from './waiting-orders.js';
-import { hasProblem, RELEASED_KINDS } from './waiting-problems.js';
+import { hasProblem, RELEASED_KINDS, WAIT_KINDS } from './waiting-problems.js';
 
 /**
  * The moves reexamineOrder (waiting-orders.ts) makes on an order: schedule its submission, release it for submission
@@ -24,7 +24,8 @@ export async function schedule(deps: ReexamineDeps, link: OrderLink, settings: S
   if (!updated || updated.status !== 'pending' || !updated.submitAfter) return { kind: 'unchanged', message: `${link.orderName ?? link.orderId} changed meanwhile.` };
   // Generation: the version that set submitAfter, so a retry of this run queues the same job.
   await deps.scheduler.submit(link.shop, link.orderId, Math.max(0, Date.parse(updated.submitAfter) - now), updated.version);
-  if (link.status === 'waiting') await syncIfConnected(deps, link.shop, link.orderId, await deps.connections.isConnected(link.shop));
+  // Out of a wait, or into the hold window (print-bridge's own hold shows it in Shopify): either shows in Shopify.
+  if (link.status === 'waiting' || Date.parse(updated.submitAfter) > now) await syncIfConnected(deps, link.shop, link.orderId, await deps.connections.isConnected(link.shop));
   return { kind: 'scheduled', message: `${link.orderName ?? link.orderId} is queued for submission at ${updated.submitAfter}.`, submitAt: updated.submitAfter };
 }
 
@@ -73,7 +74,7 @@ export async function releaseServiceWait(deps: ReexamineDeps, link: OrderLink, c
 }
 
 export async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, problem: Problem, cause: string): Promise<ReexamineVerdict> {
-  await deps.store.update(link.shop, link.orderId, (c) =>
+  const { changed } = await deps.store.update(link.shop, link.orderId, (c) =>
     c && (c.status === 'pending' || c.status === 'waiting') && !hasProblem(c, problem.kind)
       ? {
           link: replaceProblems(settleIn(c, 'waiting', problem.at).link, ofKind(problem.kind), [problem]),
@@ -81,6 +82,8 @@ export async function moveToWaiting(deps: ReexamineDeps, link: OrderLink, proble
         }
       : undefined,
   );
+  // The wait shows in Shopify (tags, print-bridge's own hold); a store the app cannot reach has nothing to show it on.
+  if (changed && problem.kind !== WAIT_KINDS.storeNotConnected) await syncIfConnected(deps, link.shop, link.orderId, await deps.connections.isConnected(link.shop));
   return { kind: 'waiting', message: `${link.orderName ?? link.orderId}: ${problem.message}` };
 }
 

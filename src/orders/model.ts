@@ -120,6 +120,12 @@ export interface OrderLink {
    * holds are never passed this way; only their release in Shopify lets the order go.
    */
   sendAnyway?: { at: string; by: string };
+  /**
+   * print-bridge's own fulfillment hold in Shopify (src/bridge/app-holds.ts): recorded before it is placed, so that a
+   * later sync knows to look for it and release it when the wait ends, and cleared once none is left. `refused`:
+   * Shopify refused it (the app's limit of holds on a fulfillment order); not asked again until the notes change.
+   */
+  appHold?: { notes: string; at: string; refused?: string };
   /** Test mode: what would have been sent, and the print service's verdict on it (validate only, nothing created). */
   testRun?: { at: string; valid: boolean; order: unknown; problems: string[] };
   problems: Problem[];

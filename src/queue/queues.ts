@@ -26,6 +26,8 @@ export type OrderJob = z.infer<typeof orderJobSchema>;
 export const shopifyJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sync'), shop: z.string(), orderId: z.string() }),
   z.object({ kind: z.literal('note'), shop: z.string(), orderId: z.string(), line: z.string() }),
+  // The store's switch of print-bridge's own holds changed: each order that waits has its hold placed or released.
+  z.object({ kind: z.literal('app-holds'), shop: z.string() }),
   /** Fulfils the order's shipments that wait for Shopify to release a fulfillment hold (a re-check). */
   z.object({ kind: z.literal('fulfil-held'), shop: z.string(), orderId: z.string(), check: z.number().int().default(0) }),
   /** Fulfillment-service mode: read the store's pending fulfillment and cancellation requests (a callback, or the schedule). */
@@ -160,6 +162,11 @@ export async function retryFailedJob(job: Job): Promise<void> {
  */
 export async function enqueueReexamine(queue: Queue<OrderJob>, shop: string, cause: string, remap = true): Promise<void> {
   await queue.add('reexamine', { kind: 'reexamine', shop, cause, remap }, { deduplication: { id: jobId('reexamine', shop), keepLastIfActive: true } });
+}
+
+/** A look at every waiting order's own hold of one store (its switch changed); repeats while one waits are one. */
+export async function enqueueAppHoldsResync(queue: Queue<ShopifyJob>, shop: string): Promise<void> {
+  await queue.add('app-holds', { kind: 'app-holds', shop }, { deduplication: { id: jobId('app-holds', shop), keepLastIfActive: true } });
 }
 
 export function printEventJobId(hash: string): string {

@@ -15,6 +15,7 @@ import type { BridgeDeps, ShopifyFulfillmentPort, StatusShowing, TrackingLookup 
 import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
 import { syncOrderToShopify } from '../bridge/shopify-sync.js';
+import { resyncAppHoldsOfShop } from '../bridge/app-holds-switch.js';
 import {
   bullPrefix,
   DEFAULT_JOB_OPTIONS,
@@ -143,6 +144,7 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       leaseMs: common.lockDuration,
     });
   const shopifyFairness = fair(QUEUE_NAMES.shopify);
+  const appHoldDeps = deps.appHolds ? { store: deps.store, appHolds: deps.appHolds, clock: deps.clock, logger: deps.logger } : undefined;
   const readInterval = new StoreReadInterval(options.connection, options.prefix, options.fulfillmentReadIntervalMs ?? 0);
   const applyDeps: ApplyPrintEventDeps | undefined = options.printEvents
     ? {
@@ -168,7 +170,9 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       return shopifyFairness.run(job, token, data.shop, () => runWithRetrySemantics(async () => {
         switch (data.kind) {
           case 'sync':
-            return syncOrderToShopify(deps, data.shop, data.orderId);
+            return syncOrderToShopify({ ...deps, holds: appHoldDeps }, data.shop, data.orderId);
+          case 'app-holds':
+            return resyncAppHoldsOfShop(deps, data.shop);
           case 'note':
             await deps.shopify.appendNote(data.shop, data.orderId, data.line);
             return { kind: 'noted' };

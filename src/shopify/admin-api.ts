@@ -1,5 +1,6 @@
 import type {
   AssignedFulfillmentOrders,
+  FulfillmentOrderHolds,
   CreateFulfillmentInput,
   FulfillmentServiceRef,
   FulfillmentSummary,
@@ -21,6 +22,7 @@ import {
   rejectCancellationRequest,
   rejectFulfillmentRequest,
 } from './admin/fulfillment-service.js';
+import { fulfillmentOrderHolds, placeAppHold, releaseHolds } from './admin/app-holds.js';
 import { createFulfillment, getFulfillmentOrderOrder, getOrderForFulfillment, updateFulfillmentTracking } from './admin/fulfillments.js';
 import { checkAccess, getOrderAsWebhookBody, latestOrders, listRecentOrders, orderCancelled, orderInShop, type RecentOrder } from './admin/order-reads.js';
 import { appendOrderNote, orderShows, showStatus } from './admin/order-status.js';
@@ -60,6 +62,21 @@ export class ShopifyAdminApi extends AdminRequests {
 
   updateFulfillmentTracking(fulfillmentGid: string, trackingInfo: TrackingInfo, notifyCustomer: boolean): Promise<FulfillmentSummary> {
     return updateFulfillmentTracking(this, fulfillmentGid, trackingInfo, notifyCustomer);
+  }
+
+  /** The order's fulfillment orders with their holds and lines (print-bridge's own hold); null when the shop has no such order. */
+  fulfillmentOrderHolds(orderGid: string): Promise<FulfillmentOrderHolds[] | null> {
+    return fulfillmentOrderHolds(this, orderGid);
+  }
+
+  /** Places print-bridge's own hold (handle `print-bridge`) on a fulfillment order. Not idempotent: read first after an unknown outcome. */
+  placeAppHold(fulfillmentOrderGid: string, reasonNotes: string): Promise<{ id: string }> {
+    return placeAppHold(this, fulfillmentOrderGid, reasonNotes);
+  }
+
+  /** Releases exactly these holds of a fulfillment order (print-bridge names only its own). */
+  releaseHolds(fulfillmentOrderGid: string, holdIds: readonly string[]): Promise<void> {
+    return releaseHolds(this, fulfillmentOrderGid, holdIds);
   }
 
   /** Whether this shop has the order (null when it has not), before it is printed, cancelled or amended. */

@@ -83,7 +83,7 @@ describe('planFulfillment', () => {
     const base = order();
     const held = order({
       fulfillmentOrders: [
-        { ...base.fulfillmentOrders[0]!, status: 'ON_HOLD', holds: [{ reason: 'AWAITING_PAYMENT', reasonNotes: 'bank transfer', displayReason: 'Awaiting payment' }] },
+        { ...base.fulfillmentOrders[0]!, status: 'ON_HOLD', holds: [{ id: 'gid://shopify/FulfillmentHold/1', reason: 'AWAITING_PAYMENT', reasonNotes: 'bank transfer', displayReason: 'Awaiting payment', handle: '', heldByRequestingApp: false }] },
         { ...base.fulfillmentOrders[1]!, status: 'SCHEDULED', fulfillAt: '2026-12-01T09:00:00Z' },
       ],
     });

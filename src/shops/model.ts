@@ -59,6 +59,8 @@ export interface ShopSetup {
   printAccount?: PrintAccountView;
   accountCheck?: AccountCheck;
   testValidatedAt?: string;
+  /** Whether print-bridge's own waits show in Shopify as a fulfillment hold of the app's (`shops holds`); absent: on. */
+  appHolds?: boolean;
   /** The store's current mapping version; undefined: the mapping files serve it. */
   mappingVersion?: number;
   /** Moves on every change (0: no row). */

@@ -16,6 +16,7 @@ type SettingsRow = {
   account_check: AccountCheck | null;
   test_validated_at: string | null;
   mapping_version: number | null;
+  app_holds: boolean;
   revision: number;
   updated_at: string;
 };
@@ -92,6 +93,15 @@ export class ShopSettingsStore {
     const [row] = await this.database.rows<SettingsRow>(sql`
       INSERT INTO shop_settings (shop, mode) VALUES (${shop}, ${mode})
       ON CONFLICT (shop) DO UPDATE SET mode = EXCLUDED.mode, revision = shop_settings.revision + 1, updated_at = now()
+      RETURNING ${columns}`);
+    return this.fromRow(row!);
+  }
+
+  /** Whether print-bridge's own waits show in Shopify as a hold of the app's (on by default). */
+  async setAppHolds(shop: string, on: boolean): Promise<ShopSetup> {
+    const [row] = await this.database.rows<SettingsRow>(sql`
+      INSERT INTO shop_settings (shop, app_holds) VALUES (${shop}, ${on})
+      ON CONFLICT (shop) DO UPDATE SET app_holds = EXCLUDED.app_holds, revision = shop_settings.revision + 1, updated_at = now()
       RETURNING ${columns}`);
     return this.fromRow(row!);
   }
@@ -226,19 +236,20 @@ export class ShopSettingsStore {
       accountCheck: row.account_check ?? undefined,
       testValidatedAt: row.test_validated_at ? new Date(row.test_validated_at).toISOString() : undefined,
       mappingVersion: row.mapping_version ?? undefined,
+      appHolds: row.app_holds !== false,
       revision: Number(row.revision),
     };
   }
 }
 
-const columns = sql.raw('shop, mode, fulfillment_mode, fulfillment_service, print_account, account_check, test_validated_at, mapping_version, revision, updated_at');
+const columns = sql.raw('shop, mode, fulfillment_mode, fulfillment_service, print_account, account_check, test_validated_at, mapping_version, app_holds, revision, updated_at');
 
 function isoOf(column: ReturnType<typeof sql>) {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 }
 
 function blank(shop: string): ShopSetup {
-  return { shop, mode: 'live', fulfillment: 'merchant', revision: 0 };
+  return { shop, mode: 'live', fulfillment: 'merchant', appHolds: true, revision: 0 };
 }
 
 export function tokenHash(token: string): string {

@@ -15,7 +15,7 @@ import { accountAddressProblem } from './account-address.js';
 export interface SetupDeps {
   settings: Pick<
     ShopSettingsStore,
-    'get' | 'setPrintAccount' | 'removePrintAccount' | 'recordAccountCheck' | 'setMode' | 'postbackToken' | 'hasPostbackToken' | 'printAccountOf' | 'pushMapping' | 'useMappingVersion' | 'mappingVersion' | 'clearMapping'
+    'get' | 'setPrintAccount' | 'removePrintAccount' | 'recordAccountCheck' | 'setMode' | 'setAppHolds' | 'postbackToken' | 'hasPostbackToken' | 'printAccountOf' | 'pushMapping' | 'useMappingVersion' | 'mappingVersion' | 'clearMapping'
   >;
   /** One signed call with the account (checkPrintAccount on a client made for it). */
   checkAccount(account: PrintAccount): Promise<AccountCheck>;
@@ -25,6 +25,8 @@ export interface SetupDeps {
   refreshMappings(): Promise<void>;
   /** Queues a look at the store's waiting orders. */
   reexamine(shop: string, cause: string): Promise<void>;
+  /** Queues the placing or release of print-bridge's own holds on the store's waiting orders (its switch changed). */
+  resyncAppHolds?(shop: string): Promise<void>;
   /** Whether a mapping (the store's own version or a file) serves the store, with its problems if none does. */
   mappingServes(shop: string): boolean;
   /** APP_URL: the postback address shown to the merchant. */
@@ -166,6 +168,17 @@ export async function setPrintMode(
 }
 
 /** The store's postback address and the triggers to paste into the print service. */
+/**
+ * The store's switch of print-bridge's own holds in Shopify: on, its waits show as a hold of the app's on the orders'
+ * fulfillment orders; off, none is placed and those placed are released (src/bridge/app-holds-switch.ts).
+ */
+export async function setAppHolds(deps: SetupDeps, shop: string, on: boolean): Promise<ShopSetup> {
+  const before = await deps.settings.get(shop);
+  const setup = await deps.settings.setAppHolds(shop, on);
+  if ((before.appHolds !== false) !== on) await deps.resyncAppHolds?.(shop);
+  return setup;
+}
+
 export async function postbackSetup(deps: Pick<SetupDeps, 'settings' | 'appUrl'>, shop: string, options: { rotate?: boolean } = {}) {
   const { token, previousValidUntil } = await deps.settings.postbackToken(shop, options);
   const url = `${(deps.appUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')}/postbacks/${token}`;

@@ -174,11 +174,16 @@ describe('an order that arrives before its store has a mapping', () => {
     expect(problems).toContain(body.name);
     expect(problems).toContain('No mapping serves this store yet');
     await waitFor(() => h.standIn.getOrder(SHOP, body.admin_graphql_api_id)?.tags.includes('print-bridge:needs-mapping'), { what: 'the needs-mapping tag' });
+    // The same sync shows the wait as print-bridge's own hold, recorded on the order: the page is read after it.
+    const held = await waitFor(async () => {
+      const link = await h.runtime.store.get(SHOP, body.admin_graphql_api_id);
+      return link?.appHold && link;
+    }, { what: "print-bridge's hold recorded" });
 
     // Retry says what it waits for, and does not send it.
     const orderPath = `/admin/orders/${SHOP}/${orderTail(body.admin_graphql_api_id)}`;
     const page = await admin.page(orderPath);
-    const retry = await admin.post(`${orderPath}/retry`, { _csrf: csrfOf(page), version: String(waiting.version) });
+    const retry = await admin.post(`${orderPath}/retry`, { _csrf: csrfOf(page), version: String(held.version) });
     expect(await admin.page(retry.headers.get('location')!)).toContain('Add a mapping file that serves');
 
     writeFileSync(join(h.mappingsDir, 'acme.yaml'), testMapping().replace('shops: ["*"]', `shops: ["${SHOP}"]`));

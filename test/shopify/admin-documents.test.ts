@@ -22,6 +22,9 @@ const LINE_A = 'gid://shopify/LineItem/9007199254740995';
 const OPERATIONS = [
   'getOrderForFulfillment',
   'getFulfillmentOrderOrder',
+  'fulfillmentOrderHolds',
+  'placeAppHold',
+  'releaseHolds',
   'createFulfillment',
   'updateFulfillmentTracking',
   'orderInShop',
@@ -120,6 +123,14 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     const fo = order!.fulfillmentOrders[0]!;
     await run('getFulfillmentOrderOrder', () => api.getFulfillmentOrderOrder(fo.id));
     await run('fulfillmentOrderLineItemIds', async () => expect(await api.fulfillmentOrderLineItemIds(fo.id)).toContain(LINE_A));
+    // print-bridge's own hold: the read of holds and lines, one placed, then released by its id.
+    let holdId = '';
+    await run('fulfillmentOrderHolds', async () => expect((await api.fulfillmentOrderHolds(ORDER_GID))?.[0]).toMatchObject({ id: fo.id, status: 'OPEN', atServiceLocation: false, holds: [] }));
+    await run('placeAppHold', async () => {
+      holdId = (await api.placeAppHold(fo.id, 'Print Bridge: edit window until 14:30 (store time)')).id;
+    });
+    expect((await api.getOrderForFulfillment(ORDER_GID))!.fulfillmentOrders[0]!.holds).toMatchObject([{ id: holdId, handle: 'print-bridge', heldByRequestingApp: true }]);
+    await run('releaseHolds', () => api.releaseHolds(fo.id, [holdId]));
     const plan = planFulfillment(order!, [{ lineItemId: LINE_A, quantity: 1 }]);
     let fulfillmentId = '';
     await run('createFulfillment', async () => {
@@ -203,8 +214,11 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeAcceptFulfillmentRequest",
         "PrintBridgeAssignedFulfillmentOrders",
         "PrintBridgeFulfillmentCreate",
+        "PrintBridgeFulfillmentOrderHold",
+        "PrintBridgeFulfillmentOrderHolds",
         "PrintBridgeFulfillmentOrderLines",
         "PrintBridgeFulfillmentOrderOrder",
+        "PrintBridgeFulfillmentOrderReleaseHold",
         "PrintBridgeFulfillmentServiceCreate",
         "PrintBridgeFulfillmentServiceDelete",
         "PrintBridgeFulfillmentServices",

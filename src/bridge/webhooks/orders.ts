@@ -120,6 +120,8 @@ export async function handleOrderWebhook(deps: BridgeDeps, job: WebhookJob): Pro
       delayMs = submitted.retryInMs;
     }
     await deps.scheduler.submit(shop, orderId, delayMs);
+    // Entering the hold window (the edit window): shown in Shopify as print-bridge's own hold (app-holds.ts) until it ends.
+    if (scheduledNow && delayMs > 0 && (await deps.connections.isConnected(shop))) await deps.scheduler.syncShopify(shop, orderId);
     return { kind: 'scheduled', orderId, submitAt: link.submitAfter };
   }
   if (link.status === 'submitting' && inline) {

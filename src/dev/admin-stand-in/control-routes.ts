@@ -63,6 +63,8 @@ const holdSchema = z.object({
     .optional(),
   reasonNotes: z.string().nullish(),
   handle: z.string().max(64).optional(),
+  /** Another app's title: the hold is that app's, not the merchant's. */
+  app: z.string().min(1).max(100).optional(),
 });
 const releaseSchema = z.object({ fulfillmentOrderId: z.string().optional(), holdIds: z.array(z.string()).optional() });
 const scheduleSchema = z.object({ fulfillmentOrderId: z.string().optional(), fulfillAt: z.string().min(1) });
@@ -92,7 +94,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'GET  /_stand-in/shops/:shop/orders/:id',
           'POST /_stand-in/shops/:shop/orders/:id/fulfill {lineItems?, trackingInfo?, notifyCustomer?}',
           'POST /_stand-in/shops/:shop/orders/:id/cancel',
-          'POST /_stand-in/shops/:shop/orders/:id/hold {fulfillmentOrderId?, reason?, reasonNotes?, handle?}',
+          'POST /_stand-in/shops/:shop/orders/:id/hold {fulfillmentOrderId?, reason?, reasonNotes?, handle?, app?}',
           'POST /_stand-in/shops/:shop/orders/:id/release-hold {fulfillmentOrderId?, holdIds?}',
           'POST /_stand-in/shops/:shop/orders/:id/schedule {fulfillmentOrderId?, fulfillAt}',
           'POST /_stand-in/shops/:shop/orders/:id/move {fulfillmentOrderId?, newLocationId}',

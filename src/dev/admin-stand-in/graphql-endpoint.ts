@@ -20,6 +20,7 @@ import { ACCESS_TOKEN_HEADER, failureMessage, readJson, sendJson, SHOP_DOMAIN_HE
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { rootValue, type ResolverContext } from './resolvers.js';
 import { serviceRootValue } from './service-resolvers.js';
+import { holdRootValue } from './hold-resolvers.js';
 import type { StandInStore } from './store.js';
 
 /**
@@ -47,8 +48,8 @@ const graphqlBodySchema = z.object({
 });
 
 const API_VERSION = /^(\d{4}-\d{2}|unstable)$/;
-/** The orders and fulfillments of resolvers.ts, and the fulfillment-service flow of service-resolvers.ts. */
-const root = { ...rootValue, ...serviceRootValue };
+/** The orders and fulfillments of resolvers.ts, the fulfillment-service flow of service-resolvers.ts, the app's holds of hold-resolvers.ts. */
+const root = { ...rootValue, ...serviceRootValue, ...holdRootValue };
 
 export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMessage, res: ServerResponse, apiVersion: string): Promise<void> {
   const { schema, store, faults, holds, bucketOf, log } = endpoint;
@@ -133,7 +134,7 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
 
   // Shopify opens a scheduled fulfillment order at its time whatever else happens; a read never sees it late.
   holds.openDue();
-  const context: ResolverContext = { shop, store };
+  const context: ResolverContext = { shop, store, holds };
   const result = await execute({
     schema,
     document,

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAdminStandIn, type AdminStandIn } from './index.js';
 
 /** Fulfillment holds, scheduled fulfillment orders and their webhooks, over raw HTTP as any client sees them. */
@@ -133,6 +133,67 @@ describe('fulfillment holds', () => {
     await standIn.webhooksSettled();
     expect(deliveries).toHaveLength(0);
     expect(standIn.sentWebhooks().at(-1)).toMatchObject({ topic: 'fulfillment_orders/placed_on_hold', status: null });
+  });
+});
+
+const HOLD = `mutation($id: ID!, $hold: FulfillmentOrderHoldInput!) { fulfillmentOrderHold(id: $id, fulfillmentHold: $hold) {
+  fulfillmentHold { id handle reasonNotes heldByRequestingApp heldByApp { title } } userErrors { field message code } } }`;
+const RELEASE = `mutation($id: ID!, $holdIds: [ID!]) { fulfillmentOrderReleaseHold(id: $id, holdIds: $holdIds) {
+  fulfillmentOrder { id status } userErrors { field message code } } }`;
+const HOLDS = `query($id: ID!) { order(id: $id) { fulfillmentOrders(first: 5) { nodes { id status
+  fulfillmentHolds { id handle reasonNotes heldByRequestingApp heldByApp { title } } } } } }`;
+
+describe("an app's own holds through the Admin API", () => {
+  // Their webhooks are answered before the next test counts its own.
+  afterEach(() => standIn.webhooksSettled());
+  const foId = () => standIn.getOrder(SHOP, ORDER)!.fulfillmentOrders[0]!.id;
+  const appHold = (handle: string, notes = 'Print Bridge: edit window') => gql(HOLD, { id: foId(), hold: { reason: 'OTHER', handle, reasonNotes: notes, notifyMerchant: false } });
+
+  it("marks the app's holds as the requesting app's and the merchant's and other apps' as not", async () => {
+    standIn.placeHold(SHOP, ORDER, { reason: 'AWAITING_PAYMENT' });
+    standIn.placeHold(SHOP, ORDER, { reason: 'HIGH_RISK_OF_FRAUD', handle: 'fraud-check', app: 'Fraud Guard' });
+    const placed = (await appHold('print-bridge')).data.fulfillmentOrderHold;
+    expect(placed).toMatchObject({ userErrors: [], fulfillmentHold: { handle: 'print-bridge', reasonNotes: 'Print Bridge: edit window', heldByRequestingApp: true, heldByApp: { title: 'Print Bridge' } } });
+    const holds = (await gql(HOLDS, { id: ORDER })).data.order.fulfillmentOrders.nodes[0].fulfillmentHolds;
+    expect(holds.map((h: { heldByRequestingApp: boolean; heldByApp: { title: string } | null }) => [h.heldByRequestingApp, h.heldByApp?.title ?? null])).toEqual([
+      [false, null],
+      [false, 'Fraud Guard'],
+      [true, 'Print Bridge'],
+    ]);
+  });
+
+  it('refuses a handle the app already used on the fulfillment order, but not one another app used', async () => {
+    standIn.placeHold(SHOP, ORDER, { handle: 'print-bridge', app: 'Another App' });
+    expect((await appHold('print-bridge')).data.fulfillmentOrderHold.userErrors).toEqual([]);
+    expect((await appHold('print-bridge')).data.fulfillmentOrderHold).toMatchObject({ fulfillmentHold: null, userErrors: [{ code: 'DUPLICATE_FULFILLMENT_HOLD_HANDLE' }] });
+  });
+
+  it('refuses an eleventh hold of the app on one fulfillment order', async () => {
+    for (let i = 0; i < 10; i++) expect((await appHold(`h${i}`)).data.fulfillmentOrderHold.userErrors).toEqual([]);
+    expect((await appHold('h10')).data.fulfillmentOrderHold.userErrors).toMatchObject([{ code: 'FULFILLMENT_ORDER_HOLD_LIMIT_REACHED' }]);
+    // Another app's holds do not count against it.
+    expect(standIn.placeHold(SHOP, ORDER, { handle: 'x', app: 'Another App' }).ok).toBe(true);
+  });
+
+  it('refuses to hold a fulfillment order that is neither OPEN nor ON_HOLD', async () => {
+    const fo = (await gql(FO, { id: ORDER })).data.order.fulfillmentOrders.nodes[0];
+    await gql(CREATE, { f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: fo.id, fulfillmentOrderLineItems: [{ id: fo.lineItems.nodes[0].id, quantity: 1 }] }] } });
+    expect(standIn.getOrder(SHOP, ORDER)!.fulfillmentOrders[0]!.status).toBe('IN_PROGRESS');
+    expect((await appHold('print-bridge')).data.fulfillmentOrderHold.userErrors).toHaveLength(1);
+    expect(standIn.placeHold(SHOP, ORDER, { fulfillmentOrderId: fo.id }).ok).toBe(false);
+  });
+
+  it("releases only the holds named, refuses the merchant's to the app, and reopens the order when the last goes", async () => {
+    const merchant = standIn.placeHold(SHOP, ORDER, { reason: 'AWAITING_PAYMENT' });
+    const merchantHoldId = merchant.ok ? merchant.value.fulfillmentOrders[0]!.fulfillmentHolds[0]!.id : '';
+    const own = (await appHold('print-bridge')).data.fulfillmentOrderHold.fulfillmentHold.id as string;
+    expect((await gql(RELEASE, { id: foId(), holdIds: [merchantHoldId] })).data.fulfillmentOrderReleaseHold.userErrors).toMatchObject([{ code: 'INVALID_ACCESS' }]);
+    const released = (await gql(RELEASE, { id: foId(), holdIds: [own] })).data.fulfillmentOrderReleaseHold;
+    expect(released).toEqual({ fulfillmentOrder: { id: foId(), status: 'ON_HOLD' }, userErrors: [] });
+    expect(standIn.getOrder(SHOP, ORDER)!.fulfillmentOrders[0]!.fulfillmentHolds.map((h) => h.id)).toEqual([merchantHoldId]);
+    standIn.releaseHold(SHOP, ORDER);
+    const again = (await appHold('print-bridge')).data.fulfillmentOrderHold.fulfillmentHold.id as string;
+    expect((await gql(RELEASE, { id: foId(), holdIds: [again] })).data.fulfillmentOrderReleaseHold.fulfillmentOrder.status).toBe('OPEN');
   });
 });
 

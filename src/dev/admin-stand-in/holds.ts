@@ -1,6 +1,3 @@
-import { DEFAULT_SHOPIFY_API_VERSION } from '../../config.js';
-import { randomUUID } from 'node:crypto';
-import { postSigned } from './signed-post.js';
 import {
   FULFILLMENT_HOLD_REASONS,
   type FulfillmentHoldReason,
@@ -10,6 +7,8 @@ import {
   type Result,
 } from './records.js';
 import type { StandInStore } from './store.js';
+
+export { StandInWebhooks, type SentWebhook, type WebhookTarget } from './webhook-sender.js';
 
 /**
  * Fulfillment holds and scheduled fulfillment orders, as Shopify keeps them, and the fulfillment-order webhooks it
@@ -36,8 +35,10 @@ export interface HoldInput {
   fulfillmentOrderId?: string;
   reason?: FulfillmentHoldReason;
   reasonNotes?: string | null;
-  /** Unique among one fulfillment order's holds (Shopify: one app's handles); '' by default. */
+  /** Unique among one placer's holds on one fulfillment order (Shopify: one app's handles); '' by default. */
   handle?: string;
+  /** Another app placing it (its title, Shopify's `heldByApp`); omitted: the merchant in Shopify admin. */
+  app?: string;
 }
 
 export interface ReleaseInput {
@@ -46,6 +47,27 @@ export interface ReleaseInput {
   /** Which holds; all of the fulfillment order's when omitted. */
   holdIds?: string[];
 }
+
+/** The title the holds placed through the Admin API carry as `heldByApp`: the stand-in answers one app's tokens. */
+export const REQUESTING_APP_TITLE = 'Print Bridge';
+
+/**
+ * Shopify's rules for an app's holds, as its documentation of `fulfillmentOrderHold` and `fulfillmentOrderReleaseHold`
+ * (2025-01 onwards) gives them and as this stand-in keeps them:
+ * - an app may hold a fulfillment order that is OPEN or already ON_HOLD (several holds since 2025-01); one being
+ *   fulfilled, closed, cancelled or scheduled offers no HOLD action, and the mutation is refused;
+ * - a hold's `handle` is unique among the holds one app placed on one fulfillment order
+ *   (DUPLICATE_FULFILLMENT_HOLD_HANDLE), and one app has at most 10 holds on one fulfillment order
+ *   (FULFILLMENT_ORDER_HOLD_LIMIT_REACHED);
+ * - `holdIds` releases only the named holds that belong to the fulfillment order; without it every hold goes, whoever
+ *   placed it (Shopify warns apps against that). Our reading of INVALID_ACCESS ("the app doesn't have access to
+ *   release the fulfillment hold"): an app releases only holds it placed, so naming the merchant's or another app's
+ *   hold is refused with it.
+ */
+export const HOLDS_PER_APP = 10;
+
+/** Who places or releases: the app through the Admin API, or the control surface (the merchant, or another app). */
+export type HoldActor = { kind: 'api' } | { kind: 'control' };
 
 export interface ScheduleInput {
   fulfillmentOrderId?: string;
@@ -83,23 +105,46 @@ export class StandInHolds {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  place(shop: string, orderId: string, input: HoldInput = {}): Result<{ fulfillmentOrder: FulfillmentOrderRecord; hold: FulfillmentHoldRecord }> {
+  place(
+    shop: string,
+    orderId: string,
+    input: HoldInput = {},
+    actor: HoldActor = { kind: 'control' },
+  ): Result<{ fulfillmentOrder: FulfillmentOrderRecord; hold: FulfillmentHoldRecord }> {
     const order = this.store.findOrder(shop, orderId);
     if (!order) return fail(['id'], `Order ${orderId} does not exist.`);
     const fo = input.fulfillmentOrderId
       ? order.fulfillmentOrders.find((f) => f.id === input.fulfillmentOrderId)
       : order.fulfillmentOrders.find((f) => holdable(f.status));
-    if (!fo) return fail(['id'], input.fulfillmentOrderId ? 'Fulfillment order does not exist.' : `Order ${orderId} has no fulfillment order that can be held.`);
+    if (!fo) return fail(['id'], input.fulfillmentOrderId ? 'Fulfillment order does not exist.' : `Order ${orderId} has no fulfillment order that can be held.`, 'FULFILLMENT_ORDER_NOT_FOUND');
+    return this.placeOn(order, fo, input, actor);
+  }
+
+  /** `fulfillmentOrderHold` by the app (the Admin API) or a hold placed in Shopify admin (the control surface). */
+  placeOn(
+    order: OrderRecord,
+    fo: FulfillmentOrderRecord,
+    input: HoldInput,
+    actor: HoldActor,
+  ): Result<{ fulfillmentOrder: FulfillmentOrderRecord; hold: FulfillmentHoldRecord }> {
     if (!holdable(fo.status)) return fail(['id'], `The fulfillment order's status is ${fo.status.toLowerCase()}, it cannot be placed on hold.`, 'FULFILLMENT_ORDER_NOT_FOUND');
+    const byApi = actor.kind === 'api';
+    const heldByApp = byApi ? REQUESTING_APP_TITLE : (input.app ?? null);
     const handle = input.handle ?? '';
-    if (fo.fulfillmentHolds.some((h) => h.handle === handle)) {
-      return fail(['fulfillmentHold', 'handle'], `A hold with the handle '${handle}' already exists on this fulfillment order.`, 'DUPLICATE_FULFILLMENT_HOLD_HANDLES');
+    const samePlacer = fo.fulfillmentHolds.filter((h) => h.heldByRequestingApp === byApi && h.heldByApp === heldByApp);
+    if (samePlacer.some((h) => h.handle === handle)) {
+      return fail(['fulfillmentHold', 'handle'], `A hold with the handle '${handle}' already exists on this fulfillment order.`, 'DUPLICATE_FULFILLMENT_HOLD_HANDLE');
+    }
+    if (heldByApp !== null && samePlacer.length >= HOLDS_PER_APP) {
+      return fail(['id'], `The maximum number of fulfillment holds (${HOLDS_PER_APP}) for this fulfillment order has been reached for this app.`, 'FULFILLMENT_ORDER_HOLD_LIMIT_REACHED');
     }
     const hold: FulfillmentHoldRecord = {
       id: this.store.nextGid('FulfillmentHold'),
       reason: input.reason ?? 'OTHER',
       reasonNotes: input.reasonNotes ?? null,
       handle,
+      heldByApp,
+      heldByRequestingApp: byApi,
     };
     fo.fulfillmentHolds.push(hold);
     this.touch(order, fo, 'ON_HOLD');
@@ -113,22 +158,27 @@ export class StandInHolds {
           fulfillment_holds: fo.fulfillmentHolds.map((h) => ({ id: h.id, reason: h.reason.toLowerCase(), reason_notes: h.reasonNotes })),
         },
         remaining_fulfillment_order: null,
-        created_fulfillment_hold: { id: hold.id, reason: hold.reason.toLowerCase(), reason_notes: hold.reasonNotes, handle: hold.handle, held_by_requesting_app: false },
+        // The app subscribed to the webhook is the app the stand-in answers: "requesting" is that app.
+        created_fulfillment_hold: { id: hold.id, reason: hold.reason.toLowerCase(), reason_notes: hold.reasonNotes, handle: hold.handle, held_by_requesting_app: byApi },
       },
     });
     return { ok: true, value: { fulfillmentOrder: fo, hold } };
   }
 
   /** Releases holds; a fulfillment order left without any goes back to where it was (OPEN, IN_PROGRESS or SCHEDULED). */
-  release(shop: string, orderId: string, input: ReleaseInput = {}): Result<FulfillmentOrderRecord[]> {
+  release(shop: string, orderId: string, input: ReleaseInput = {}, actor: HoldActor = { kind: 'control' }): Result<FulfillmentOrderRecord[]> {
     const order = this.store.findOrder(shop, orderId);
     if (!order) return fail(['id'], `Order ${orderId} does not exist.`);
     const targets = input.fulfillmentOrderId
       ? order.fulfillmentOrders.filter((f) => f.id === input.fulfillmentOrderId)
       : order.fulfillmentOrders.filter((f) => f.status === 'ON_HOLD');
-    if (targets.length === 0) return fail(['id'], input.fulfillmentOrderId ? 'Fulfillment order does not exist.' : `Order ${orderId} has no fulfillment order on hold.`);
+    if (targets.length === 0) return fail(['id'], input.fulfillmentOrderId ? 'Fulfillment order does not exist.' : `Order ${orderId} has no fulfillment order on hold.`, 'FULFILLMENT_ORDER_NOT_FOUND');
     for (const fo of targets) {
       if (fo.status !== 'ON_HOLD') return fail(['id'], `The fulfillment order ${fo.id} is not on hold.`, 'INVALID_FULFILLMENT_ORDER_STATUS');
+      const named = input.holdIds ? fo.fulfillmentHolds.filter((h) => input.holdIds!.includes(h.id)) : [];
+      if (actor.kind === 'api' && named.some((h) => !h.heldByRequestingApp)) {
+        return fail(['holdIds'], "The app doesn't have access to release the fulfillment hold.", 'INVALID_ACCESS');
+      }
     }
     for (const fo of targets) {
       fo.fulfillmentHolds = input.holdIds ? fo.fulfillmentHolds.filter((h) => !input.holdIds!.includes(h.id)) : [];
@@ -208,90 +258,11 @@ export class StandInHolds {
   }
 }
 
+/** Only these offer the HOLD action (see HOLDS_PER_APP's note). */
 function holdable(status: FulfillmentOrderRecord['status']): boolean {
-  return status === 'OPEN' || status === 'IN_PROGRESS' || status === 'SCHEDULED' || status === 'ON_HOLD';
+  return status === 'OPEN' || status === 'ON_HOLD';
 }
 
 function fail<T>(field: string[] | null, message: string, code?: string): Result<T> {
   return { ok: false, userErrors: [{ field, message, ...(code ? { code } : {}) }] };
-}
-
-export interface WebhookTarget {
-  /** Where Shopify would deliver: the app's `/webhooks`. */
-  url: string;
-  /** The app's client secret (SHOPIFY_API_SECRET): bodies are signed with it as Shopify does. */
-  secret: string;
-  apiVersion?: string;
-}
-
-export interface SentWebhook {
-  at: string;
-  topic: FulfillmentOrderTopic;
-  shop: string;
-  webhookId: string;
-  body: Record<string, unknown>;
-  /** HTTP status of the app's answer, 0 when it could not be reached, null when sending is off. */
-  status: number | null;
-}
-
-/**
- * Delivers the fulfillment-order webhooks to the app, signed with its secret, as Shopify would. Sending can be turned
- * off (`paused`) to play a webhook Shopify failed to deliver; what would have been sent is still logged.
- */
-export class StandInWebhooks {
-  private target: WebhookTarget | undefined;
-  private paused = false;
-  private readonly sent: SentWebhook[] = [];
-  private readonly inFlight = new Set<Promise<unknown>>();
-
-  constructor(target?: WebhookTarget) {
-    this.target = target;
-  }
-
-  configure(target: WebhookTarget | undefined, options: { paused?: boolean } = {}): void {
-    this.target = target;
-    if (options.paused !== undefined) this.paused = options.paused;
-  }
-
-  pause(paused: boolean): void {
-    this.paused = paused;
-  }
-
-  /** The secret webhooks are signed with (the app's), when a target is configured. */
-  secret(): string | undefined {
-    return this.target?.secret;
-  }
-
-  log(): SentWebhook[] {
-    return this.sent.map((s) => ({ ...s }));
-  }
-
-  /** Resolves once every delivery started so far has had its answer. */
-  async settled(): Promise<void> {
-    await Promise.all([...this.inFlight]);
-  }
-
-  send(webhook: FulfillmentOrderWebhook): void {
-    const entry: SentWebhook = { at: new Date().toISOString(), topic: webhook.topic, shop: webhook.shop, webhookId: randomUUID(), body: webhook.body, status: null };
-    this.sent.push(entry);
-    if (this.sent.length > 1000) this.sent.splice(0, this.sent.length - 1000);
-    const target = this.target;
-    if (!target || this.paused) return;
-    const raw = JSON.stringify(webhook.body);
-    postSigned(
-      target.url,
-      raw,
-      target.secret,
-      {
-        'x-shopify-topic': webhook.topic,
-        'x-shopify-shop-domain': webhook.shop,
-        'x-shopify-webhook-id': entry.webhookId,
-        'x-shopify-event-id': randomUUID(),
-        'x-shopify-api-version': target.apiVersion ?? DEFAULT_SHOPIFY_API_VERSION,
-        'x-shopify-triggered-at': entry.at,
-      },
-      entry,
-      this.inFlight,
-    );
-  }
 }

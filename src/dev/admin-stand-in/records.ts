@@ -16,6 +16,13 @@ export interface FulfillmentHoldRecord {
   reason: FulfillmentHoldReason;
   reasonNotes: string | null;
   handle: string;
+  /**
+   * The app that placed it (Shopify's `heldByApp`, by its title): the app whose tokens the stand-in answers when it was
+   * placed through the Admin API, another app when the control surface names one; null: the merchant in Shopify admin.
+   */
+  heldByApp: string | null;
+  /** Placed through the Admin API, i.e. by the app asking (`heldByRequestingApp`): the stand-in answers one app. */
+  heldByRequestingApp: boolean;
 }
 export type DisplayFulfillmentStatus = 'UNFULFILLED' | 'PARTIALLY_FULFILLED' | 'FULFILLED';
 

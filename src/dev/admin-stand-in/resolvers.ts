@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { shopifyAdminSchema } from './admin-schema.js';
 import type {
+  FulfillmentHoldRecord,
   FulfillmentInput,
   FulfillmentOrderLineItemRecord,
   FulfillmentOrderRecord,
@@ -16,7 +17,7 @@ import type { StandInStore } from './store.js';
 import { displayFulfillmentStatus } from './fulfillments.js';
 import { resolveAppNamespace } from './metafields.js';
 import type { OrderUpdateInput } from './order-edits.js';
-import { displayReason } from './holds.js';
+import { displayReason, type StandInHolds } from './holds.js';
 import { assignedLocationView } from './service-views.js';
 import { connection, type PageArgs } from './paging.js';
 import { compareOrders, orderFilter, type OrderSortKey } from './order-search.js';
@@ -32,6 +33,8 @@ export { orderFilter } from './order-search.js';
 export interface ResolverContext {
   shop: string;
   store: StandInStore;
+  /** The holds placed and released through the Admin API (hold-resolvers.ts). */
+  holds: StandInHolds;
 }
 
 /** Shopify's own schema of the pinned version (admin-schema.ts); the resolvers below answer the part the app uses. */
@@ -102,6 +105,15 @@ function foLineView(order: OrderRecord, line: FulfillmentOrderLineItemRecord) {
   };
 }
 
+export function holdView(hold: FulfillmentHoldRecord) {
+  return {
+    __typename: 'FulfillmentHold',
+    ...hold,
+    displayReason: displayReason(hold.reason),
+    heldByApp: hold.heldByApp === null ? null : { __typename: 'App', title: hold.heldByApp },
+  };
+}
+
 export function fulfillmentOrderView(order: OrderRecord, fo: FulfillmentOrderRecord) {
   return {
     __typename: 'FulfillmentOrder',
@@ -118,15 +130,7 @@ export function fulfillmentOrderView(order: OrderRecord, fo: FulfillmentOrderRec
     order: () => orderView(order),
     lineItems: (args: PageArgs) => connection(fo.lineItems, args, (l) => foLineView(order, l)),
     fulfillAt: fo.fulfillAt,
-    fulfillmentHolds: fo.fulfillmentHolds.map((h) => ({
-      __typename: 'FulfillmentHold',
-      id: h.id,
-      reason: h.reason,
-      reasonNotes: h.reasonNotes,
-      displayReason: displayReason(h.reason),
-      handle: h.handle,
-      heldByRequestingApp: false,
-    })),
+    fulfillmentHolds: fo.fulfillmentHolds.map(holdView),
   };
 }
 

@@ -47,7 +47,14 @@ const fulfillmentSchema = z.object({
   }),
 });
 
-const fulfillmentHoldSchema = z.object({ reason: z.string(), reasonNotes: z.string().nullable(), displayReason: z.string() });
+const fulfillmentHoldSchema = z.object({
+  id: gid('FulfillmentHold'),
+  reason: z.string(),
+  reasonNotes: z.string().nullable(),
+  displayReason: z.string(),
+  handle: z.string().nullable(),
+  heldByRequestingApp: z.boolean(),
+});
 
 const fulfillmentOrderOrderSchema = z.object({
   fulfillmentOrder: z.object({ id: gid('FulfillmentOrder'), status: z.string(), orderId: gid('Order') }).nullable(),
@@ -103,7 +110,7 @@ const ORDER_FOR_FULFILLMENT = /* GraphQL */ `
           id
           status
           fulfillAt
-          fulfillmentHolds { reason reasonNotes displayReason }
+          fulfillmentHolds { id reason reasonNotes displayReason handle heldByRequestingApp }
           lineItems(first: ${FULFILLMENT_ORDER_LINES_PAGE}) {
             nodes { id totalQuantity remainingQuantity lineItem { id sku name quantity currentQuantity unfulfilledQuantity } }
             pageInfo { hasNextPage }
