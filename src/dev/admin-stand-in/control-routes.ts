@@ -4,6 +4,7 @@ import { isHoldReason, type HoldInput } from './holds.js';
 import { HttpError, orderGid, parseBody, readJson, sendJson } from './http-io.js';
 import { SeedError } from './seed.js';
 import { handleServiceControl, SERVICE_ROUTES } from './service-routes.js';
+import { FLOW_ROUTES, handleFlowControl } from './flow-routes.js';
 import type { AdminStandIn } from './stand-in-api.js';
 import { normalizeShop } from './store.js';
 
@@ -76,6 +77,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
   const shop = parts[1] ?? '';
   const orderId = parts[3] ?? '';
   if (await handleServiceControl(api, req, res, parts)) return;
+  if (await handleFlowControl(api, req, res, parts, url)) return;
   switch (route) {
     case 'GET /':
       return sendJson(res, 200, {
@@ -102,6 +104,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'GET  /_stand-in/requests',
           'POST /_stand-in/reset {shops?}',
           ...SERVICE_ROUTES,
+          ...FLOW_ROUTES,
         ],
       });
     case 'GET /shops':

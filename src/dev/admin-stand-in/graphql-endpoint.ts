@@ -21,6 +21,7 @@ import type { RequestLog, RequestLogEntry } from './request-log.js';
 import { rootValue, type ResolverContext } from './resolvers.js';
 import { serviceRootValue } from './service-resolvers.js';
 import type { StandInStore } from './store.js';
+import type { StandInFlow } from './flow.js';
 
 /**
  * `POST /admin/api/<version>/graphql.json`: what Shopify checks before it runs a call (injected failures, the version,
@@ -38,6 +39,8 @@ export interface GraphqlEndpoint {
   allowedVersions: readonly string[] | undefined;
   bucketOf(shop: string): LeakyBucket;
   log: RequestLog;
+  /** Shopify Flow's side: the triggers the app sends (flow.ts). */
+  flow?: StandInFlow;
 }
 
 const graphqlBodySchema = z.object({
@@ -133,7 +136,7 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
 
   // Shopify opens a scheduled fulfillment order at its time whatever else happens; a read never sees it late.
   holds.openDue();
-  const context: ResolverContext = { shop, store };
+  const context: ResolverContext = { shop, store, flow: endpoint.flow };
   const result = await execute({
     schema,
     document,

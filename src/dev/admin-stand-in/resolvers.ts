@@ -13,6 +13,7 @@ import type {
   UserError,
 } from './records.js';
 import type { StandInStore } from './store.js';
+import type { StandInFlow } from './flow.js';
 import { displayFulfillmentStatus } from './fulfillments.js';
 import { resolveAppNamespace } from './metafields.js';
 import type { OrderUpdateInput } from './order-edits.js';
@@ -32,6 +33,8 @@ export { orderFilter } from './order-search.js';
 export interface ResolverContext {
   shop: string;
   store: StandInStore;
+  /** Shopify Flow's side (flow.ts): the triggers the app sends. */
+  flow?: StandInFlow;
 }
 
 /** Shopify's own schema of the pinned version (admin-schema.ts); the resolvers below answer the part the app uses. */
@@ -254,4 +257,6 @@ export const rootValue = {
     payload('metafields', ctx.store.setMetafields(ctx.shop, args.metafields), (list) => list.map(metafieldView)),
   orderUpdate: (args: { input: OrderUpdateInput }, ctx: ResolverContext) =>
     payload('order', ctx.store.updateOrder(ctx.shop, args.input), orderView),
+  flowTriggerReceive: (args: { handle?: string | null; payload?: unknown; body?: string | null }, ctx: ResolverContext) =>
+    ctx.flow ? ctx.flow.receive(ctx.shop, args) : { userErrors: [{ field: ['handle'], message: 'Shopify Flow is not set up on this stand-in' }] },
 };
