@@ -62,9 +62,9 @@ const PROBLEM_WORDS: Record<string, string> = {
 
 function reasonOf(kind: string | undefined, link: OrderLink): string {
   const problems = kind === 'changed after submission' ? link.problems.filter((p) => p.kind === CHANGED_AFTER_SUBMISSION) : link.problems;
-  const texts = [...new Set(problems.map((p) => `${PROBLEM_WORDS[p.kind] ?? p.kind.replace(/-/g, ' ')}${p.subject ? ` (${cutText(p.subject, 120)})` : ''}`))];
+  const texts = [...new Set(problems.slice(0, 50).map((p) => `${PROBLEM_WORDS[p.kind] ?? p.kind.replace(/-/g, ' ')}${p.subject ? ` (${cutText(p.subject, 120)})` : ''}`))];
   const shown = texts.slice(0, REASONS_SHOWN);
-  const more = texts.length > shown.length ? ` (+${texts.length - shown.length} more)` : '';
+  const more = problems.length > shown.length ? ` (+${problems.length - shown.length} more)` : '';
   if (shown.length > 0) return cutText(`${shown.join('; ')}${more}`);
   return kind === 'errored at the printer' ? PROBLEM_WORDS['print-error']! : 'see the order in print-bridge';
 }
