@@ -117,7 +117,7 @@ type WebOperatorActions = OperatorActionDeps & { failedJobs: AdminFailedJobs };
  */
 function webOperatorActions(built: AppDependencies, requestStore: PostgresOrderStore, webQueues: Queues, logger: RuntimeOptions['logger']): WebOperatorActions {
   const failedJobs = queueFailedJobs([webQueues.webhooks, webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
-    // A webhook the worker could not read is shown with the order its body names (issue 13 item 3).
+    // A webhook the worker could not read is shown with the order its body names.
     const webhook = await webhookJobOrder(data, (shop, id) => requestStore.webhookBodies().get(shop, id));
     if (webhook) return webhook;
     const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
