@@ -32,6 +32,7 @@ import { releaseWaitingOrders, sessionConnections } from './waiting.js';
 import { adminApiAppHolds, adminApiEffects, ShopifyAdminClients } from '../adapters/shopify-effects.js';
 import { adminApiFulfillmentRequests } from '../adapters/fulfillment-requests.js';
 import { FulfillmentServiceStore } from '../shops/fulfillment-services.js';
+import { PostgresFlowTriggers } from '../flow/trigger-repository.js';
 import type { FulfillmentModeDeps } from '../shops/fulfillment-mode.js';
 import type { RuntimeOptions } from './runtime.js';
 
@@ -53,6 +54,8 @@ export interface AppDependencies {
   mappingSync: StoreMappingSync;
   /** Each store's fulfillment mode and service (fulfillment-service mode). */
   fulfillmentServices: FulfillmentServiceStore;
+  /** Which Shopify Flow triggers each store uses (Flow's lifecycle callbacks). */
+  flowTriggers: PostgresFlowTriggers;
   /** The worker side's store and queues (on workerRedis when it runs). */
   store: PostgresOrderStore;
   queues: Queues;
@@ -139,6 +142,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
   await mappingSync.start().catch((error: Error) => logger.error({ err: error }, "could not read the stores' mapping versions at start; retrying every 2 s"));
 
   const fulfillmentServices = new FulfillmentServiceStore(database);
+  const flowTriggers = new PostgresFlowTriggers(database);
   const workerSide = workerRedis ?? requestRedis;
   const store = new PostgresOrderStore({ database, redis: workerSide, prefix });
   const queues = createQueues(workerSide, prefix);
@@ -162,6 +166,11 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     scheduler: new QueueScheduler(queues),
     sessions,
     connections: sessionConnections(sessions),
+    flowTriggers: {
+      enabledOf: (shop) => flowTriggers.enabledOf(shop),
+      send: async (shop, handle, payload) => (await adminClients.forShop(shop)).flowTriggerReceive(handle, payload),
+      forgetShop: (shop) => flowTriggers.forgetShop(shop),
+    },
     fulfillmentRequests: adminApiFulfillmentRequests((shop) => adminClients.forShop(shop), fulfillmentServices, (shop) => printAccounts.invalidate(shop)),
     logger,
     clock: () => new Date(),
@@ -196,6 +205,7 @@ export async function buildDependencies(options: RuntimeOptions): Promise<AppDep
     adminClients,
     mappingSync,
     fulfillmentServices,
+    flowTriggers,
     store,
     queues,
     deps,

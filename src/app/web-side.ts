@@ -2,6 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import type { PrintIdScope } from '../bridge/ports.js';
+import type { OperatorActionDeps } from '../bridge/operator-actions.js';
+import { RedisFlowActionRuns } from '../flow/action-runs.js';
+import { flowSignatureCheck } from '../flow/flow-requests.js';
 import type { Express } from 'express';
 import { PostgresOrderStore } from '../storage/order-store.js';
 import { pingDatabase } from '../db/database.js';
@@ -19,7 +22,7 @@ import { createWebApp } from '../web/app.js';
 import type { LivenessMonitor } from '../web/liveness.js';
 import { createAdminRouter } from '../admin/router.js';
 import { RedisLoginGuard } from '../admin/login-guard.js';
-import { queueFailedJobs } from '../admin/failed-jobs.js';
+import { queueFailedJobs, type AdminFailedJobs } from '../admin/failed-jobs.js';
 import { registryAdminMappings } from '../admin/mappings.js';
 import { registryCarrierNames } from '../mapping/tracking-lookup.js';
 import { createPostbackRouter } from '../web/postbacks.js';
@@ -46,6 +49,7 @@ export async function startWebSide(built: AppDependencies, options: RuntimeOptio
   const requestStore = new PostgresOrderStore({ database, redis: requestRedis, prefix });
   const webQueues = createQueues(requestRedis, prefix);
   const intakeQueue = webQueues.webhooks;
+  const actions = webOperatorActions(built, requestStore, webQueues, logger);
   const app = createWebApp({
     logger,
     metrics,
@@ -72,7 +76,13 @@ export async function startWebSide(built: AppDependencies, options: RuntimeOptio
       acceptsPings: (shop) => acceptsFulfillmentPings({ services: built.fulfillmentServices, installed: async (s) => (await built.sessions.tokenKind(s)) !== undefined }, shop),
       enqueue: (shop, kind) => new QueueScheduler(webQueues).takeFulfillmentRequests(shop, kind === 'CANCELLATION_REQUEST' ? 'cancellation callback' : 'fulfillment callback'),
     },
-    mount: (express) => mountRoutes(express, built, options, requestStore, webQueues),
+    flow: {
+      signature: flowSignatureCheck(config.SHOPIFY_API_SECRET!),
+      actions: { actions: { ...actions, logger: logger.child({ component: 'flow' }) }, runs: new RedisFlowActionRuns(requestRedis, prefix) },
+      triggers: built.flowTriggers,
+      logger,
+    },
+    mount: (express) => mountRoutes(express, built, options, requestStore, actions, webQueues),
   });
   const server = app.listen(options.port ?? config.PORT, options.host ?? '0.0.0.0');
   try {
@@ -99,44 +109,54 @@ export async function startWebSide(built: AppDependencies, options: RuntimeOptio
   };
 }
 
+type WebOperatorActions = OperatorActionDeps & { failedJobs: AdminFailedJobs };
+
+/**
+ * What an order's actions need on the web side (the admin pages' buttons and Shopify Flow's actions): the request
+ * path's store and queues, and the order's failed jobs.
+ */
+function webOperatorActions(built: AppDependencies, requestStore: PostgresOrderStore, webQueues: Queues, logger: RuntimeOptions['logger']): WebOperatorActions {
+  const failedJobs = queueFailedJobs([webQueues.webhooks, webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
+    // A webhook the worker could not read is shown with the order its body names.
+    const webhook = await webhookJobOrder(data, (shop, id) => requestStore.webhookBodies().get(shop, id));
+    if (webhook) return webhook;
+    const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
+    const link =
+      (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId, printIdScope(data)) : undefined) ??
+      (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId, (data as { shop?: string } | undefined)?.shop) : undefined);
+    return link ? { shop: link.shop, orderId: link.orderId } : undefined;
+  });
+  return {
+    store: requestStore,
+    mapping: built.deps.mapping,
+    printAccounts: built.printAccounts,
+    scheduler: new QueueScheduler(webQueues),
+    connections: built.deps.connections,
+    failedJobs,
+    logger,
+    clock: built.deps.clock,
+  };
+}
+
 /** The routes beside the webhooks: OAuth, the admin pages (operator and embedded), the postbacks. */
-function mountRoutes(express: Express, built: AppDependencies, options: RuntimeOptions, requestStore: PostgresOrderStore, webQueues: Queues): void {
+function mountRoutes(express: Express, built: AppDependencies, options: RuntimeOptions, requestStore: PostgresOrderStore, actions: WebOperatorActions, webQueues: Queues): void {
   const { config, logger } = options;
-  const { requestRedis, registry, renderPool, shopify, sessions, shopSettings, printAccounts, adminClients, metrics, setup, deps } = built;
+  const { requestRedis, registry, renderPool, shopify, sessions, shopSettings, adminClients, metrics, setup } = built;
   const prefix = config.REDIS_PREFIX;
   mountAuthRoutes(express, { shopify, sessions, logger });
   const sessionSecrets = [config.ADMIN_TOKEN, config.SHOPIFY_API_SECRET].filter((s): s is string => Boolean(s));
   if (sessionSecrets.length > 0) {
-    const failedJobs = queueFailedJobs([webQueues.webhooks, webQueues.orders, webQueues.shopify, webQueues.events], async (data) => {
-      // A webhook the worker could not read is shown with the order its body names (issue 13 item 3).
-      const webhook = await webhookJobOrder(data, (shop, id) => requestStore.webhookBodies().get(shop, id));
-      if (webhook) return webhook;
-      const event = (data as { event?: { printOrderId?: unknown; sourceOrderId?: unknown } } | undefined)?.event;
-      const link =
-        (typeof event?.printOrderId === 'string' ? await requestStore.findByPrintOrderId(event.printOrderId, printIdScope(data)) : undefined) ??
-        (typeof event?.sourceOrderId === 'string' ? await requestStore.findBySourceOrderId(event.sourceOrderId, (data as { shop?: string } | undefined)?.shop) : undefined);
-      return link ? { shop: link.shop, orderId: link.orderId } : undefined;
-    });
     const adminLogger = logger.child({ component: 'admin' });
     express.use(
       createAdminRouter({
         store: requestStore,
-        actions: {
-          store: requestStore,
-          mapping: deps.mapping,
-          printAccounts,
-          scheduler: new QueueScheduler(webQueues),
-          connections: deps.connections,
-          failedJobs,
-          logger: adminLogger,
-          clock: deps.clock,
-        },
-        failedJobs,
+        actions: { ...actions, logger: adminLogger },
+        failedJobs: actions.failedJobs,
         mappings: registryAdminMappings(registry, renderPool),
         carriers: registryCarrierNames(registry),
         queues: [webQueues.webhooks, webQueues.orders, webQueues.events, webQueues.shopify, webQueues.maintenance],
         adminToken: config.ADMIN_TOKEN,
-        loginGuard: new RedisLoginGuard(requestRedis, prefix, deps.clock),
+        loginGuard: new RedisLoginGuard(requestRedis, prefix, built.deps.clock),
         embedded:
           config.SHOPIFY_API_KEY && config.SHOPIFY_API_SECRET
             ? {

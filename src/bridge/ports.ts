@@ -163,6 +163,11 @@ export interface Scheduler {
   takeFulfillmentRequests(shop: string, cause: string): Promise<void>;
   /** Sends the order's pending answers to Shopify's requests soon, on the Shopify queue. */
   answerFulfillmentRequests(shop: string, orderId: string): Promise<void>;
+  /**
+   * Starts the store's workflows of a Flow trigger for one event of the order, soon, on the Shopify queue; the same
+   * (shop, order, handle, event) again is the same job (src/flow/announce.ts).
+   */
+  flowTrigger(shop: string, orderId: string, handle: string, event: string): Promise<void>;
   /** Drops the shop's jobs that have not run yet (uninstall). Returns how many. */
   dropPendingForShop(shop: string): Promise<number>;
   /**
@@ -177,6 +182,19 @@ export interface Scheduler {
    * have changed: the store was connected, a mapping serving it appeared or changed. Repeats while one waits are one.
    */
   reexamine(shop: string, cause: string): Promise<void>;
+}
+
+/**
+ * The app's Shopify Flow triggers in a store (src/flow/): which ones the store uses in an enabled workflow (Flow's
+ * lifecycle callbacks), and starting those workflows. A trigger is only ever sent to a store that uses it.
+ */
+export interface FlowTriggersPort {
+  /** The handles the store uses, each with when Flow said so. */
+  enabledOf(shop: string): Promise<Map<string, Date>>;
+  /** `flowTriggerReceive` in the store; throws the Admin API's typed errors (a refusal is a ShopifyUserError). */
+  send(shop: string, handle: string, payload: Record<string, string>): Promise<void>;
+  /** Forgets which triggers the store uses (uninstall, shop/redact); returns how many. */
+  forgetShop(shop: string): Promise<number>;
 }
 
 /** Whether the app can act for a store in Shopify: it holds an Admin API access token (OAuth or `shops add`). */
@@ -324,6 +342,8 @@ export interface BridgeDeps {
    * absent: no holds are placed.
    */
   appHolds?: AppHoldsPort;
+  /** Shopify Flow's triggers; absent, no trigger is sent. */
+  flowTriggers?: FlowTriggersPort;
   /** Stores' own print set-up, removed by shop/redact. */
   shopSettings?: { redactShop(shop: string): Promise<void> };
   logger: Logger;

@@ -34,6 +34,8 @@ export const shopifyJobSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('fulfillment-requests'), shop: z.string(), cause: z.string().default('callback') }),
   /** Fulfillment-service mode: send an order's pending answers to Shopify's requests. */
   z.object({ kind: z.literal('answer-requests'), shop: z.string(), orderId: z.string() }),
+  /** A Shopify Flow trigger for one event of the order (src/flow/announce.ts). */
+  z.object({ kind: z.literal('flow-trigger'), shop: z.string(), orderId: z.string(), handle: z.string(), event: z.string() }),
   /** A fulfillment-order webhook: placed on hold, released, scheduled one ready. */
   z.object({
     kind: z.literal('fulfillment-order'),

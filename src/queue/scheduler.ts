@@ -65,6 +65,11 @@ export class QueueScheduler implements Scheduler {
     await this.queues.shopify.add('note', { kind: 'note', shop, orderId, line }, { jobId: jobId('note', shop, orderId, digest) });
   }
 
+  async flowTrigger(shop: string, orderId: string, handle: string, event: string): Promise<void> {
+    // The id is the event: one event announced twice (a sync repeated before its record was written) is one trigger.
+    await this.queues.shopify.add('flow-trigger', { kind: 'flow-trigger', shop, orderId, handle, event }, { jobId: jobId('flow', shop, orderId, handle, event) });
+  }
+
   async reexamine(shop: string, cause: string): Promise<void> {
     await enqueueReexamine(this.queues.orders, shop, cause);
   }

@@ -16,6 +16,7 @@ import { submitShopifyOrder } from '../bridge/submit-shopify-order.js';
 import { reexamineWaitingOrders } from '../bridge/waiting-orders.js';
 import { syncOrderToShopify } from '../bridge/shopify-sync.js';
 import { resyncAppHoldsOfShop } from '../bridge/app-holds-switch.js';
+import { announceFlowEvents, sendFlowTrigger } from '../flow/announce.js';
 import {
   bullPrefix,
   DEFAULT_JOB_OPTIONS,
@@ -169,10 +170,17 @@ export function startWorkers(deps: BridgeDeps, options: WorkerOptions): Workers 
       if (data.kind === 'fulfillment-requests') await readInterval.turn(job, token, data.shop);
       return shopifyFairness.run(job, token, data.shop, () => runWithRetrySemantics(async () => {
         switch (data.kind) {
-          case 'sync':
-            return syncOrderToShopify({ ...deps, holds: appHoldDeps }, data.shop, data.orderId);
+          case 'sync': {
+            const synced = await syncOrderToShopify({ ...deps, holds: appHoldDeps }, data.shop, data.orderId);
+            // Where the order's status is shown is where its events are announced to Flow: one place, idempotent.
+            if (deps.flowTriggers) await announceFlowEvents({ ...deps, flowTriggers: deps.flowTriggers }, data.shop, data.orderId);
+            return synced;
+          }
           case 'app-holds':
             return resyncAppHoldsOfShop(deps, data.shop);
+          case 'flow-trigger':
+            if (!deps.flowTriggers) return { kind: 'not-in-use', handle: data.handle };
+            return sendFlowTrigger({ ...deps, flowTriggers: deps.flowTriggers, logger: deps.logger.child({ jobId: job.id, kind: data.kind, shop: data.shop }) }, data);
           case 'note':
             await deps.shopify.appendNote(data.shop, data.orderId, data.line);
             return { kind: 'noted' };

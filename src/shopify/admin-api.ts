@@ -26,6 +26,7 @@ import { fulfillmentOrderHolds, placeAppHold, releaseHolds } from './admin/app-h
 import { createFulfillment, getFulfillmentOrderOrder, getOrderForFulfillment, updateFulfillmentTracking } from './admin/fulfillments.js';
 import { checkAccess, getOrderAsWebhookBody, latestOrders, listRecentOrders, orderCancelled, orderInShop, type RecentOrder } from './admin/order-reads.js';
 import { appendOrderNote, orderShows, showStatus } from './admin/order-status.js';
+import { flowTriggerReceive } from './admin/flow.js';
 import { AdminRequests } from './admin/request.js';
 
 /**
@@ -45,6 +46,11 @@ export type { ShopifyAdminApiOptions } from './admin/request.js';
 export type { RecentOrder } from './admin/order-reads.js';
 
 export class ShopifyAdminApi extends AdminRequests {
+  /** Starts the store's workflows that begin with the app's Flow trigger `handle`; Shopify's refusal is a ShopifyUserError. */
+  flowTriggerReceive(handle: string, payload: Record<string, unknown>): Promise<void> {
+    return flowTriggerReceive(this, handle, payload);
+  }
+
   /** The order with what fulfilling it needs, or null when the shop has no such order. */
   getOrderForFulfillment(orderGid: string): Promise<OrderForFulfillment | null> {
     return getOrderForFulfillment(this, orderGid);

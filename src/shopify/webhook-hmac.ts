@@ -24,11 +24,7 @@ export function hmacWebhookVerifier(secret: string): (rawBody: Buffer | string, 
     if (!rawBody.length) return { valid: false, reason: 'missing_body' };
     const given = first(headers['x-shopify-hmac-sha256']);
     if (!given) return { valid: false, reason: 'missing_hmac' };
-    // Over the bytes as received when given (what Shopify signs), else over the text's UTF-8.
-    const expected = (typeof rawBody === 'string' ? createHmac('sha256', key).update(rawBody, 'utf8') : createHmac('sha256', key).update(rawBody)).digest();
-    const received = Buffer.from(given, 'base64');
-    // Lengths are public (a SHA-256 is 32 bytes); only equal lengths are compared, in constant time.
-    if (received.length !== expected.length || !timingSafeEqual(received, expected)) return { valid: false, reason: 'invalid_hmac' };
+    if (!bodySignatureMatches(key, rawBody, given)) return { valid: false, reason: 'invalid_hmac' };
     const missingHeaders = REQUIRED.filter(([name]) => !first(headers[name])).map(([, display]) => display);
     if (missingHeaders.length > 0) return { valid: false, reason: 'missing_headers', missingHeaders };
     return {
@@ -39,6 +35,19 @@ export function hmacWebhookVerifier(secret: string): (rawBody: Buffer | string, 
       apiVersion: first(headers['x-shopify-api-version'])!,
     };
   };
+}
+
+/**
+ * Whether `given` (base64, as Shopify sends it in `X-Shopify-Hmac-Sha256`) is the HMAC-SHA256 of the raw body with the
+ * app's secret: webhooks, fulfillment-service pings and Shopify Flow's requests are all signed this way.
+ */
+export function bodySignatureMatches(key: KeyObject, rawBody: Buffer | string, given: string | undefined): boolean {
+  if (!given) return false;
+  // Over the bytes as received when given (what Shopify signs), else over the text's UTF-8.
+  const expected = (typeof rawBody === 'string' ? createHmac('sha256', key).update(rawBody, 'utf8') : createHmac('sha256', key).update(rawBody)).digest();
+  const received = Buffer.from(given, 'base64');
+  // Lengths are public (a SHA-256 is 32 bytes); only equal lengths are compared, in constant time.
+  return received.length === expected.length && timingSafeEqual(received, expected);
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.js';
 import { acceptWebhook, type WebhookIntakeDeps } from '../shopify/webhook-intake.js';
 import { receiveFulfillmentCallback, type FulfillmentCallbackDeps } from '../shopify/fulfillment-callback.js';
+import { mountFlowRoutes, type FlowRouteDeps } from '../flow/routes.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -23,6 +24,11 @@ export interface WebDeps {
    * dropped when the store is not one print-bridge serves in that mode.
    */
   fulfillmentCallbacks?: FulfillmentCallbackDeps;
+  /**
+   * Shopify Flow: its action runs (`POST /flow/actions/:action`) and its triggers' lifecycle callbacks
+   * (`POST /flow/lifecycle`), each signed with the app's secret; absent, neither route is served.
+   */
+  flow?: FlowRouteDeps;
   /** Further routers (OAuth, postbacks, admin) mounted by the composition root. */
   mount?: (app: Express) => void;
   /** METRICS_TOKEN: `GET /metrics` on this port needs it as a bearer token; without it /metrics is not served here. */
@@ -84,6 +90,8 @@ export function createWebApp(deps: WebDeps): Express {
       }
     });
   }
+
+  if (deps.flow) mountFlowRoutes(app, deps.flow);
 
   // Liveness: answering at all is most of the signal; a stalled event loop or a dead worker is the rest. Memory is
   // included for operators and the benchmarks.

@@ -125,6 +125,10 @@ export class FakeScheduler implements Scheduler {
   async answerFulfillmentRequests(shop: string, orderId: string) {
     this.calls.push({ kind: 'answer-requests', shop, orderId });
   }
+  async flowTrigger(shop: string, orderId: string, handle: string, event: string) {
+    this.calls.push({ kind: 'flow-trigger', shop, orderId, generation: `${handle} ${event}` });
+  }
+
   async reexamine(shop: string, cause: string) {
     this.calls.push({ kind: 'reexamine', shop, orderId: '', generation: cause });
   }

@@ -52,6 +52,7 @@ const OPERATIONS = [
   'rejectFulfillmentRequest',
   'acceptCancellationRequest',
   'rejectCancellationRequest',
+  'flowTriggerReceive',
 ] as const;
 
 const LARGE_GID = 'gid://shopify/Order/9007199254749999';
@@ -195,6 +196,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
     await run('acceptCancellationRequest', () => api.acceptCancellationRequest(foOf(serviceOrders[0]!), 'Cancelled at the printer.'));
     await run('rejectCancellationRequest', () => api.rejectCancellationRequest(foOf(serviceOrders[2]!), 'Already shipped.'));
     await run('deleteFulfillmentService', () => api.deleteFulfillmentService(service.id, 'KEEP'));
+    await run('flowTriggerReceive', () => api.flowTriggerReceive('print-order-sent', { order_id: ORDER_GID }));
     expect([...sent].sort()).toEqual([...OPERATIONS].sort());
 
     // Every request the stand-in took was accepted by Shopify's schema, checked again here from the documents as sent.
@@ -213,6 +215,7 @@ describe("the app's GraphQL documents against Shopify's schema", () => {
         "PrintBridgeAcceptCancellationRequest",
         "PrintBridgeAcceptFulfillmentRequest",
         "PrintBridgeAssignedFulfillmentOrders",
+        "PrintBridgeFlowTriggerReceive",
         "PrintBridgeFulfillmentCreate",
         "PrintBridgeFulfillmentOrderHold",
         "PrintBridgeFulfillmentOrderHolds",

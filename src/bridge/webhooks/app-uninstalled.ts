@@ -10,6 +10,8 @@ export async function uninstall(deps: BridgeDeps, shop: string): Promise<Webhook
     // Shopify removes the app's fulfillment service with the app: a re-install starts merchant-managed, and choosing
     // service mode again registers a new one.
     deps.fulfillmentRequests?.forgetService(shop),
+    // Flow forgets the app's triggers with the app: a re-install starts with none in use until Flow says again.
+    deps.flowTriggers?.forgetShop(shop),
   ]);
   deps.logger.info({ shop, droppedJobs, sessions }, 'app uninstalled: sessions removed and pending jobs dropped');
   return { kind: 'uninstalled', droppedJobs, sessions };

@@ -36,6 +36,8 @@ async function redactShop(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOut
     deps.store.unreadablePostbacks().removeMentioning(references),
     // The store's own print set-up (account, postback tokens, mapping versions) goes with the rest.
     deps.shopSettings?.redactShop(job.shop),
+    // Which Flow triggers the store used names it too.
+    deps.flowTriggers?.forgetShop(job.shop),
     deps.store.removeShop(job.shop),
     // Normally gone with app/uninstalled two days before; a session still kept names the store too.
     deps.sessions.deleteShopSessions(job.shop),

@@ -5,6 +5,7 @@ import { HttpError, orderGid, parseBody, readJson, sendJson } from './http-io.js
 import { RISK_RECOMMENDATIONS } from './records.js';
 import { SeedError } from './seed.js';
 import { handleServiceControl, SERVICE_ROUTES } from './service-routes.js';
+import { FLOW_ROUTES, handleFlowControl } from './flow-routes.js';
 import type { AdminStandIn } from './stand-in-api.js';
 import { normalizeShop } from './store.js';
 
@@ -80,6 +81,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
   const shop = parts[1] ?? '';
   const orderId = parts[3] ?? '';
   if (await handleServiceControl(api, req, res, parts)) return;
+  if (await handleFlowControl(api, req, res, parts, url)) return;
   switch (route) {
     case 'GET /':
       return sendJson(res, 200, {
@@ -107,6 +109,7 @@ export async function handleControl(control: ControlSurface, req: IncomingMessag
           'GET  /_stand-in/requests',
           'POST /_stand-in/reset {shops?}',
           ...SERVICE_ROUTES,
+          ...FLOW_ROUTES,
         ],
       });
     case 'GET /shops':

@@ -22,6 +22,7 @@ import { rootValue, type ResolverContext } from './resolvers.js';
 import { serviceRootValue } from './service-resolvers.js';
 import { holdRootValue } from './hold-resolvers.js';
 import type { StandInStore } from './store.js';
+import type { StandInFlow } from './flow.js';
 
 /**
  * `POST /admin/api/<version>/graphql.json`: what Shopify checks before it runs a call (injected failures, the version,
@@ -39,6 +40,8 @@ export interface GraphqlEndpoint {
   allowedVersions: readonly string[] | undefined;
   bucketOf(shop: string): LeakyBucket;
   log: RequestLog;
+  /** Shopify Flow's side: the triggers the app sends (flow.ts). */
+  flow?: StandInFlow;
 }
 
 const graphqlBodySchema = z.object({
@@ -134,7 +137,7 @@ export async function handleGraphql(endpoint: GraphqlEndpoint, req: IncomingMess
 
   // Shopify opens a scheduled fulfillment order at its time whatever else happens; a read never sees it late.
   holds.openDue();
-  const context: ResolverContext = { shop, store, holds };
+  const context: ResolverContext = { shop, store, holds, flow: endpoint.flow };
   const result = await execute({
     schema,
     document,

@@ -14,3 +14,4 @@ export { signSessionToken, verifySessionToken, type StandInApp } from './oauth.j
 export { type FulfillmentPing, type PingKind } from './fulfillment-pings.js';
 export { type RequestInput } from './fulfillment-requests.js';
 export { type FulfillmentServiceRecord, type LocationRecord } from './fulfillment-services.js';
+export { type FlowTriggerCall, type FlowActionInput, type FlowLifecycleInput, type FlowAnswer } from './flow.js';

@@ -14,6 +14,7 @@ import type {
   UserError,
 } from './records.js';
 import type { StandInStore } from './store.js';
+import type { StandInFlow } from './flow.js';
 import { displayFulfillmentStatus } from './fulfillments.js';
 import { resolveAppNamespace } from './metafields.js';
 import type { OrderUpdateInput } from './order-edits.js';
@@ -35,6 +36,8 @@ export interface ResolverContext {
   store: StandInStore;
   /** The holds placed and released through the Admin API (hold-resolvers.ts). */
   holds: StandInHolds;
+  /** Shopify Flow's side (flow.ts): the triggers the app sends. */
+  flow?: StandInFlow;
 }
 
 /** Shopify's own schema of the pinned version (admin-schema.ts); the resolvers below answer the part the app uses. */
@@ -260,4 +263,6 @@ export const rootValue = {
     payload('metafields', ctx.store.setMetafields(ctx.shop, args.metafields), (list) => list.map(metafieldView)),
   orderUpdate: (args: { input: OrderUpdateInput }, ctx: ResolverContext) =>
     payload('order', ctx.store.updateOrder(ctx.shop, args.input), orderView),
+  flowTriggerReceive: (args: { handle?: string | null; payload?: unknown; body?: string | null }, ctx: ResolverContext) =>
+    ctx.flow ? ctx.flow.receive(ctx.shop, args) : { userErrors: [{ field: ['handle'], message: 'Shopify Flow is not set up on this stand-in' }] },
 };

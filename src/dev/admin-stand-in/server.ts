@@ -5,6 +5,7 @@ import { LeakyBucket } from './cost.js';
 import { handleControl } from './control-routes.js';
 import { FaultPlan } from './faults.js';
 import { FulfillmentPings } from './fulfillment-pings.js';
+import { StandInFlow } from './flow.js';
 import { StandInFulfillmentRequests } from './fulfillment-requests.js';
 import { fulfillByHand } from './fulfillments.js';
 import { handleGraphql, type GraphqlEndpoint } from './graphql-endpoint.js';
@@ -46,6 +47,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
   const holds = new StandInHolds(store, (webhook) => webhooks.send(webhook));
   const pings = new FulfillmentPings(() => oauth.appSecret() ?? webhooks.secret());
   const requests = new StandInFulfillmentRequests(store, pings);
+  const flow = new StandInFlow(() => oauth.appSecret() ?? webhooks.secret());
   const snapshotResult = (shop: string, orderId: string, result: Result<unknown>): Result<OrderSnapshot> =>
     result.ok ? { ok: true, value: store.snapshot(store.findOrder(shop, orderId)!) } : result;
 
@@ -126,8 +128,12 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     drainBucket: (shop, level = 0) => bucketOf(shop).drain(level),
     throttleStatus: (shop) => bucketOf(shop).status(),
     requests: () => log.list(),
+    flowTriggerCalls: (shop) => flow.triggerCalls(shop),
+    sendFlowLifecycle: (input) => flow.sendLifecycle(input),
+    sendFlowAction: (input) => flow.sendAction(input),
     reset: (resetOptions = {}) => {
       store.reset(resetOptions);
+      flow.clear();
       holds.close();
       pings.clear();
       requests.setAutomatic(true);
@@ -137,7 +143,7 @@ export async function startAdminStandIn(options: AdminStandInOptions = {}): Prom
     },
   };
 
-  const endpoint: GraphqlEndpoint = { schema, store, faults, holds, allowedVersions, bucketOf, log };
+  const endpoint: GraphqlEndpoint = { schema, store, faults, holds, allowedVersions, bucketOf, log, flow };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {

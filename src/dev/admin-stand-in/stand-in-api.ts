@@ -1,5 +1,6 @@
 import type { ThrottleStatus } from './cost.js';
 import type { FaultPlan, FaultScope, InjectedFailure } from './faults.js';
+import type { FlowActionInput, FlowAnswer, FlowLifecycleInput, FlowTriggerCall } from './flow.js';
 import type { FulfillmentPing } from './fulfillment-pings.js';
 import type { RequestInput } from './fulfillment-requests.js';
 import type { FulfillmentServiceRecord } from './fulfillment-services.js';
@@ -111,6 +112,12 @@ export interface AdminStandIn {
   drainBucket(shop: string, level?: number): void;
   throttleStatus(shop: string): ThrottleStatus;
   requests(): RequestLogEntry[];
+  /** The app's `flowTriggerReceive` calls of a shop (every shop's without one), oldest first, refused ones included. */
+  flowTriggerCalls(shop?: string): FlowTriggerCall[];
+  /** Flow's lifecycle callback of a trigger to the app (`POST /flow/lifecycle`), signed with the app's secret. */
+  sendFlowLifecycle(input: FlowLifecycleInput): Promise<FlowAnswer>;
+  /** A Flow action's run to the app (`POST /flow/actions/:action`), signed with the app's secret unless told otherwise. */
+  sendFlowAction(input: FlowActionInput): Promise<FlowAnswer>;
   /** Forgets orders, fulfillment services, pings, requests, buckets and injected faults; with `shops`, registered shops too. */
   reset(options?: { shops?: boolean }): void;
   close(): Promise<void>;

@@ -62,7 +62,7 @@ const graphqlErrorSchema = z.object({
  * Calls that yield to the shop's other calls when its bucket is short (ShopifyPacer, `background`): showing a status
  * can wait a burst of fulfillments out; the fulfillments, with the customer's tracking e-mail, cannot.
  */
-const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'ordersShow', 'showStatus', 'showStatuses', 'showStatusMetafields']);
+const BACKGROUND_OPERATIONS: ReadonlySet<string> = new Set(['orderShows', 'ordersShow', 'showStatus', 'showStatuses', 'showStatusMetafields', 'flowTriggerReceive']);
 
 export interface ShopifyAdminApiOptions {
   /** Shared by every ShopifyAdminApi of the process so that each shop's budget is seen as a whole. */
