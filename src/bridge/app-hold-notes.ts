@@ -17,7 +17,7 @@ const PREFIX = 'Print Bridge: ';
 
 /** Which waits show, in the order one is chosen when an order has several; the others say nothing in Shopify. */
 const WAIT_NOTES: readonly [string, string][] = [
-  [WAIT_KINDS.risk, 'Shopify recommends cancelling this order; Send now in the app prints it anyway'],
+  [WAIT_KINDS.risk, "Shopify's risk analysis flagged this order; Send now in the app prints it anyway"],
   [WAIT_KINDS.testMode, 'test mode — goes to the printer when the store goes live'],
   [WAIT_KINDS.noMapping, 'no mapping serves this store yet; the order goes out once one does'],
   [WAIT_KINDS.noPrintAccount, 'no print account is connected; the order goes out once one is'],

@@ -22,12 +22,13 @@ function isHighSurrogate(code: number): boolean {
 }
 
 /** Where a recorded text of an order stands (mapRecordedTexts). */
-export type RecordedTextField = 'problem' | 'problem-subject' | 'not-printed-reason' | 'test-run-problem' | 'hold-wait' | 'answer-refused' | 'rejection';
+export type RecordedTextField = 'problem' | 'problem-subject' | 'not-printed-reason' | 'test-run-problem' | 'hold-wait' | 'answer-refused' | 'rejection' | 'app-hold';
 
 /**
  * The order with every text the app recorded about it in words passed through `edit`, each with where it stands:
  * problems and their subjects, why it is not printed, the test run's problems, a shipment's hold wait, Shopify's
- * refusal of an answer and the rejection sent to Shopify. The one list of those places: the store bounds them
+ * refusal of an answer, the rejection sent to Shopify, and the notes of the app's own hold in Shopify (and why Shopify
+ * refused it). The one list of those places: the store bounds them
  * (src/storage/recorded-text.ts), redaction replaces those that may quote the customer (bridge/webhooks/redact.ts).
  */
 export function mapRecordedTexts(link: OrderLink, edit: (text: string, field: RecordedTextField) => string): OrderLink {
@@ -38,6 +39,7 @@ export function mapRecordedTexts(link: OrderLink, edit: (text: string, field: Re
     problems: link.problems.map((p) => ({ ...p, message: edit(p.message, 'problem'), subject: optional(p.subject, 'problem-subject') })),
     notPrintedReason: optional(link.notPrintedReason, 'not-printed-reason'),
     testRun: link.testRun ? { ...link.testRun, problems: link.testRun.problems.map((p) => edit(p, 'test-run-problem')) } : undefined,
+    appHold: link.appHold ? { ...link.appHold, notes: edit(link.appHold.notes, 'app-hold'), refused: optional(link.appHold.refused, 'app-hold') } : undefined,
     shipments: link.shipments.map((s) => (s.waitingForRelease ? { ...s, waitingForRelease: { ...s.waitingForRelease, message: edit(s.waitingForRelease.message, 'hold-wait') } } : s)),
     fulfillmentRequest: request
       ? {

@@ -103,6 +103,8 @@ describe('print-bridge demo', () => {
     expect(unmapped.printer.orders).toBe(0);
     expect(unmapped.shopify.tags).toContain('print-bridge:needs-mapping');
     expect(unmapped.app.problems.join(' ')).toContain('TOTE-CANVAS-NAVY');
+    // print-bridge's own wait, where the merchant looks: its hold on the order's fulfillment order in Shopify.
+    expect(unmapped.shopify.appHolds).toEqual([expect.stringMatching(/^Print Bridge: line 2 \(SKU TOTE-CANVAS-NAVY\)/)]);
 
     const inHold = byName.get('cancelled in hold')!;
     expect(inHold.app.status).toBe('cancelled');
@@ -119,10 +121,12 @@ describe('print-bridge demo', () => {
     expect(moved.printer.shipments.map((s) => s.shipTo.postcode)).toEqual(['YO30 7BH']);
     expect(moved.shopify.fulfillments).toHaveLength(1);
 
-    // The held fulfillment order: the tracking waited for the merchant's release, then went out with the printer's number.
-    const held = byName.get('held fulfillment')!;
+    // The fraud hold: nothing reached the printer until the merchant released it; then printed once and fulfilled
+    // with the printer's number.
+    const held = byName.get('fraud hold')!;
     expect(held.app.status).toBe('shipped');
-    expect(held.app.waits).toContain('fulfillment-hold');
+    expect(held.app.waits).toContain('shopify-hold');
+    expect(held.printer.orders).toBe(1);
     expect(held.shopify.fulfillments).toHaveLength(1);
     expect(held.shopify.fulfillments[0]!.tracking[0]!.number).toBe(held.printer.shipments[0]!.trackingNumber);
 

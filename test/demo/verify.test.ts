@@ -23,6 +23,7 @@ function observation(overrides: { app?: Partial<Observation['app']>; printer?: P
     shopify: {
       tags: ['print-bridge:submitted', 'print-bridge:shipped'],
       cancelled: false,
+      appHolds: [],
       fulfillments: [{ name: '#1001-F1', status: 'SUCCESS', tracking: [{ number: 'EM000000001GB', company: 'Royal Mail', url: null }] }],
       ...overrides.shopify,
     },

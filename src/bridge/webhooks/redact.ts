@@ -87,10 +87,10 @@ function printReferences(link: OrderLink | undefined): string[] {
 /**
  * The recorded texts that may quote the customer: problem messages (a mapping problem quotes the value it refused), the
  * test run's problems, why it is not printed, the rejection sent to Shopify (it quotes the problems), a hold wait (a
- * hold's notes may name the buyer). A problem's subject and Shopify's refusal of an answer are the app's and Shopify's
+ * hold's notes may name the buyer), the app's own hold notes in Shopify (they quote a problem). A problem's subject and Shopify's refusal of an answer are the app's and Shopify's
  * own words.
  */
-const CUSTOMER_FIELDS: ReadonlySet<RecordedTextField> = new Set(['problem', 'not-printed-reason', 'test-run-problem', 'rejection', 'hold-wait']);
+const CUSTOMER_FIELDS: ReadonlySet<RecordedTextField> = new Set(['problem', 'not-printed-reason', 'test-run-problem', 'rejection', 'hold-wait', 'app-hold']);
 
 /** The texts on the link that may quote the customer: what job results and errors may have quoted too. */
 function customerTexts(link: OrderLink): string[] {

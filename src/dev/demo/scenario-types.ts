@@ -25,6 +25,11 @@ export interface Expectation {
   shipTo?: { address1: string; postcode: string };
   /** Text the order's problems must mention (a held order's readable reason). */
   problemMentions?: string;
+  /**
+   * Text print-bridge's own fulfillment hold (handle `print-bridge`) must show in Shopify on the order's fulfillment
+   * order: the app's wait, where merchants and their other apps look.
+   */
+  appHoldNotes?: string;
   /** A problem kind the order must have waited with on its way (its history shows the wait), e.g. `no-mapping`. */
   waitedFor?: string;
   /**

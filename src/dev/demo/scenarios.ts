@@ -110,7 +110,8 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
         shipping: SHIPPING.standard,
         lines: [{ product: PRODUCTS.cardBirthday, quantity: 2 }, { product: PRODUCTS.toteBag }],
       }),
-      expected: { status: 'held', tag: TAG.held, printer: 'nothing', fulfillments: 0, problemMentions: PRODUCTS.toteBag.sku },
+      // Held by print-bridge: its own hold on the fulfillment order says why, in Shopify, where the merchant looks.
+      expected: { status: 'held', tag: TAG.held, printer: 'nothing', fulfillments: 0, problemMentions: PRODUCTS.toteBag.sku, appHoldNotes: `Print Bridge: line 2 (SKU ${PRODUCTS.toteBag.sku})` },
       play: (actions, { order }) => checkout(actions, order),
     }),
     scenario({
@@ -182,26 +183,27 @@ export function demoScenarios(placedAt: Date = new Date()): DemoScenario[] {
       },
     }),
     scenario({
-      name: 'held fulfillment',
-      story: 'Shopify holds the fulfillment order for a fraud check: the tracking waits, then goes out when the merchant releases it',
+      name: 'fraud hold',
+      story: 'a fraud-analysis app holds the fulfillment order as the order comes in: nothing is printed until the merchant releases it',
       order: make(1008, {
         email: 'lukas@example.at',
         shipTo: ADDRESSES.koeln,
         shipping: SHIPPING.standard,
         lines: [{ product: PRODUCTS.posterA2 }],
       }),
-      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'fulfillment-hold' },
+      expected: { status: 'shipped', tag: TAG.shipped, printer: 'shipped', fulfillments: 1, waitedFor: 'shopify-hold' },
       async play(actions, { order, holdMs }) {
         // A fraud-analysis app holds the fulfillment order as the order comes in.
         actions.holdInShopify('HIGH_RISK_OF_FRAUD', 'manual review');
         await checkout(actions, order);
-        await actions.waitUntil('the shipment to wait for the hold', async () =>
-          Boolean((await actions.appLink())?.shipments.some((s) => s.status === 'shipped' && s.waitingForRelease)),
-        );
-        actions.note('shipped at the printer; Shopify holds the fulfillment order, so the tracking waits');
+        await actions.waitUntil("the order to wait for Shopify's hold", async () => {
+          const link = await actions.appLink();
+          return link?.status === 'waiting' && link.problems.some((p) => p.kind === 'shopify-hold');
+        });
+        actions.note("Shopify holds it for a fraud review: nothing is sent to the printer");
         await actions.sleep(Math.min(500, holdMs / 4));
         actions.releaseHoldInShopify();
-        actions.note('the merchant released the hold: fulfilled with the tracking');
+        actions.note('the merchant released the hold: sent to the printer, then fulfilled with the tracking');
       },
     }),
     scenario({

@@ -52,14 +52,17 @@ export function evidenceOf(scenario: DemoScenario, seen: Observation): string[] 
   if (expected.status === 'held' && seen.app.problems.length > 0) {
     lines.push(`held, tagged ${seen.shopify.tags.filter((tag) => tag.startsWith('print-bridge:')).join(', ')}: ${seen.app.problems.join('; ')}`);
   }
+  if (expected.appHoldNotes && seen.shopify.appHolds.length > 0) {
+    lines.push(`its fulfillment order in Shopify carries print-bridge's hold: "${seen.shopify.appHolds[0]}"`);
+  }
   if (expected.printer === 'nothing' && seen.printer.orders === 0 && expected.status === 'cancelled') {
     lines.push('cancelled before the hold window ended: the print service never received it');
   }
   if (expected.printer === 'cancelled' && seen.printer.status === 'cancelled') {
     lines.push(`cancelled at the print service (${seen.printer.id}) before it shipped`);
   }
-  if (expected.waitedFor === 'fulfillment-hold' && (seen.app.waits ?? []).includes('fulfillment-hold') && seen.shopify.fulfillments.length === 1) {
-    lines.push(`the tracking waited while Shopify held the fulfillment order, then was fulfilled once released: ${seen.shopify.fulfillments[0]!.name}`);
+  if (expected.waitedFor === 'shopify-hold' && (seen.app.waits ?? []).includes('shopify-hold') && seen.printer.orders === 1 && seen.shopify.fulfillments.length === 1) {
+    lines.push(`nothing was printed while Shopify held the order for a fraud review; sent once when the merchant released it, then fulfilled: ${seen.shopify.fulfillments[0]!.name}`);
   } else if (expected.waitedFor === 'test-mode' && (seen.app.waits ?? []).includes('test-mode') && seen.printer.orders === 1) {
     lines.push(`set up in the app with its own print account: checked in test mode (nothing created), then sent once when the merchant went live, on its own account (${seen.printer.account ?? '?'})`);
   } else if (expected.waitedFor && (seen.app.waits ?? []).includes(expected.waitedFor) && seen.printer.orders === 1) {

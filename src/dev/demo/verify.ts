@@ -1,3 +1,4 @@
+import { APP_HOLD_HANDLE } from '../../shopify/app-hold.js';
 import type { OrderStatus } from '../../orders/status.js';
 import type { OrderRecord as PrinterRecord, ShipmentRecord, StoredOrder } from '../emulator/store.js';
 import type { DemoScenario, Expectation } from './scenarios.js';
@@ -58,6 +59,8 @@ export interface Observation {
   shopify: {
     tags: string[];
     cancelled: boolean;
+    /** The notes of print-bridge's own holds on the order's fulfillment orders. */
+    appHolds: string[];
     fulfillments: FulfillmentView[];
     /** Read only for a service-mode expectation. */
     fulfillmentOrders?: FulfillmentOrderView[];
@@ -103,6 +106,7 @@ export async function observe(stack: DemoStack, scenario: DemoScenario): Promise
     shopify: {
       tags: shopifyOrder?.tags ?? [],
       cancelled: Boolean(shopifyOrder?.cancelledAt),
+      appHolds: (shopifyOrder?.fulfillmentOrders ?? []).flatMap((fo) => fo.fulfillmentHolds.filter((h) => h.handle === APP_HOLD_HANDLE && h.heldByRequestingApp).map((h) => h.reasonNotes ?? '')),
       fulfillments: (shopifyOrder?.fulfillments ?? []).map((f) => ({
         name: f.name,
         status: f.status,
@@ -256,6 +260,9 @@ export function verdict(expected: Expectation, seen: Observation, now: Date): Ve
   }
   if (expected.problemMentions && !app.problems.some((p) => p.includes(expected.problemMentions!))) {
     missing.push(`a problem naming ${expected.problemMentions} (problems: ${app.problems.join('; ') || 'none'})`);
+  }
+  if (expected.appHoldNotes && !seen.shopify.appHolds.some((n) => n.includes(expected.appHoldNotes!))) {
+    missing.push(`print-bridge's hold in Shopify saying "${expected.appHoldNotes}" (its holds: ${seen.shopify.appHolds.join('; ') || 'none'})`);
   }
 
   return missing.length === 0 ? { state: 'met' } : { state: 'pending', waitingFor: missing };
