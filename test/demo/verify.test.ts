@@ -52,6 +52,14 @@ describe('verdict', () => {
     expect(verdict(shippedOnce, observation({ shopify: { fulfillments: [...twice, ...twice] } }), now)).toMatchObject({ state: 'failed' });
   });
 
+  it("waits for print-bridge's own hold in Shopify to say what the expectation names", () => {
+    const held: Expectation = { status: 'held', tag: 'print-bridge:needs-mapping', printer: 'nothing', fulfillments: 0, appHoldNotes: 'Print Bridge: line 2' };
+    const base = { app: { status: 'held' as const, problems: ['no rule'] }, printer: { orders: 0, shipments: [], componentPaths: [] }, shopify: { tags: ['print-bridge:needs-mapping'], fulfillments: [] } };
+    const without = verdict(held, observation(base), now);
+    expect(without.state === 'pending' && without.waitingFor.join('\n')).toContain(`print-bridge's hold in Shopify saying "Print Bridge: line 2"`);
+    expect(verdict(held, observation({ ...base, shopify: { ...base.shopify, appHolds: ['Print Bridge: line 2 (SKU TOTE): no rule'] } }), now)).toEqual({ state: 'met' });
+  });
+
   it('does not accept a tracking number the printer never reported', () => {
     const v = verdict(shippedOnce, observation({ shopify: { fulfillments: [{ name: '#1001-F1', status: 'SUCCESS', tracking: [{ number: 'MADE-UP', company: 'x', url: null }] }] } }), now);
     expect(v.state).toBe('pending');
