@@ -31,7 +31,7 @@ export interface OrderStanding {
   createdAt: string;
   riskRecommendation: string | null;
   fulfillmentOrders: { id: string; status: string; holds: FulfillmentHoldRead[] }[];
-  /** More fulfillment orders than were read (an order split over more than ten locations). */
+  /** More fulfillment orders than were read (an order split over more than five locations). */
   moreFulfillmentOrders: boolean;
 }
 

@@ -24,12 +24,14 @@ export interface RecentOrder {
 /**
  * Fulfillment orders read with an order's standing. An order has one per location that fulfils part of it; more than
  * this many is an order split over more locations than print shops run, and the read says so (moreFulfillmentOrders).
+ * The bound is set by the batch: an order's standing is requested at 14 points (the order, its risk, the connection
+ * and each fulfillment order with its list of holds), and ORDERS_BY_ID_MAX of them must stay within Shopify's
+ * single-query limit of 1,000 points (50 × 14 = 700; ten fulfillment orders would be 1,200, which Shopify refuses).
  */
-const STANDING_FULFILLMENT_ORDERS = 10;
+const STANDING_FULFILLMENT_ORDERS = 5;
 
 // What the app must know of an order before printing it: that the shop has it, Shopify's risk recommendation, and the
-// holds on its fulfillment orders (holds are a list, not a connection: their fields cost nothing more). About 12
-// points requested; one order's lines are read only when one of its fulfillment orders is held.
+// holds on its fulfillment orders. One order's lines are read only when one of its fulfillment orders is held.
 const ORDER_STANDING_FIELDS = `
       id
       createdAt
