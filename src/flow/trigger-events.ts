@@ -1,5 +1,7 @@
 import type { HistoryEntry, OrderLink, ShipmentLink } from '../orders/model.js';
 import { CHANGED_AFTER_SUBMISSION } from '../orders/printed-lines.js';
+import { HELD_AFTER_SUBMISSION } from '../bridge/held-after-submission.js';
+import { WAIT_KINDS } from '../bridge/waiting-problems.js';
 import type { OrderStatus } from '../orders/status.js';
 import { FLOW_TRIGGERS, type AttentionKind, type FlowStatusWord, type FlowTriggerHandle } from './definitions.js';
 
@@ -10,7 +12,8 @@ import { FLOW_TRIGGERS, type AttentionKind, type FlowStatusWord, type FlowTrigge
  *
  * - print-order-sent: the order reached the printer (submitted, or any later printer status) — once per order.
  * - print-status-changed: received, print ready, shipped (a shipment of it, with its carrier and tracking), cancelled.
- * - print-order-needs-attention: held (the reasons), errored at the printer, changed in Shopify after submission.
+ * - print-order-needs-attention: held (the reasons: a mapping problem, Shopify's hold or risk recommendation, a hold placed
+ *   in Shopify after submission), errored at the printer, changed in Shopify after submission.
  */
 export interface FlowEvent {
   handle: FlowTriggerHandle;
@@ -18,6 +21,8 @@ export interface FlowEvent {
   /** When it happened: a trigger enabled after it does not announce it. */
   at: string;
 }
+
+const WAITS_FOR_A_PERSON: ReadonlySet<string> = new Set([WAIT_KINDS.shopifyHold, WAIT_KINDS.risk, HELD_AFTER_SUBMISSION]);
 
 const AT_PRINTER: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['submitted', 'received', 'print-ready', 'partially-shipped', 'shipped']);
 
@@ -36,6 +41,11 @@ export function flowEventsOf(link: OrderLink, history: readonly HistoryEntry[]):
   if (STATUS_WORDS[link.status]) events.push({ handle: FLOW_TRIGGERS.statusChanged, key: `status|${link.status}|${link.statusAt}`, at: link.statusAt });
   if (link.status === 'held') events.push({ handle: FLOW_TRIGGERS.needsAttention, key: `attention|held|${link.statusAt}`, at: link.statusAt });
   if (link.status === 'error') events.push({ handle: FLOW_TRIGGERS.needsAttention, key: `attention|errored|${link.statusAt}`, at: link.statusAt });
+  // Kept from the printer by Shopify's judgement (a hold, a risk recommendation the merchant must overrule), or held in
+  // Shopify after the printer got it: a person decides, so a workflow hears of it as held.
+  for (const problem of link.problems.filter((p) => WAITS_FOR_A_PERSON.has(p.kind) && (link.status === 'waiting' || p.kind === HELD_AFTER_SUBMISSION)).slice(0, 1)) {
+    events.push({ handle: FLOW_TRIGGERS.needsAttention, key: `attention|held|${problem.at}`, at: problem.at });
+  }
   for (const problem of link.problems.filter((p) => p.kind === CHANGED_AFTER_SUBMISSION).slice(0, 1)) {
     events.push({ handle: FLOW_TRIGGERS.needsAttention, key: `attention|changed|${problem.at}`, at: problem.at });
   }

@@ -1,5 +1,7 @@
 import type { OrderLink } from '../orders/model.js';
 import { CHANGED_AFTER_SUBMISSION } from '../orders/printed-lines.js';
+import { HELD_AFTER_SUBMISSION } from '../bridge/held-after-submission.js';
+import { WAIT_KINDS } from '../bridge/waiting-problems.js';
 import { FLOW_PAYLOAD_LIMIT_BYTES, FLOW_TRIGGERS, TRIGGER_FIELDS, type FlowTriggerHandle } from './definitions.js';
 import { attentionKindOf, latestShipment, statusWordOf } from './trigger-events.js';
 
@@ -58,6 +60,9 @@ const PROBLEM_WORDS: Record<string, string> = {
   'cancel-refused': 'the print service refused to cancel the order',
   'amend-refused': 'the print service refused a change of the address',
   [CHANGED_AFTER_SUBMISSION]: 'printed lines changed in Shopify after the order was sent (a refund or an edit)',
+  [WAIT_KINDS.shopifyHold]: "Shopify holds the order's fulfillment order; nothing is printed until the hold is released",
+  [WAIT_KINDS.risk]: "Shopify's risk analysis flagged the order; it is printed when sent anyway (Send to the printer now)",
+  [HELD_AFTER_SUBMISSION]: 'Shopify put the order on hold after it was sent to the printer',
 };
 
 function reasonOf(kind: string | undefined, link: OrderLink): string {

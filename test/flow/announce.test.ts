@@ -54,6 +54,19 @@ describe('announcing an order’s events to Flow', () => {
     expect(triggered()).toEqual([`print-order-needs-attention attention|changed|${at(30)}`]);
   });
 
+  it("announces an order kept from the printer by Shopify's hold or risk, and a hold placed after submission, as held: once each", async () => {
+    const { write, announce, triggered, store } = await setUp(['print-order-needs-attention']);
+    await write((l) => ({ ...l, status: 'waiting', statusAt: at(10), problems: [{ kind: 'risk-recommendation', message: 'Shopify recommends cancelling this order', at: at(10) }] }));
+    await announce();
+    await announce();
+    expect(triggered()).toEqual([`print-order-needs-attention attention|held|${at(10)}`]);
+    const payload = triggerPayload('print-order-needs-attention', `attention|held|${at(10)}`, (await store.get(SHOP, ORDER))!);
+    expect(payload).toMatchObject({ kind: 'held', reason: expect.stringContaining("Shopify's risk analysis flagged the order") });
+    await write((l) => ({ ...l, status: 'submitted', statusAt: at(20), problems: [{ kind: 'held-after-submission', subject: 'gid://shopify/FulfillmentOrder/7', message: 'Shopify put this order on hold (high risk of fraud)', at: at(21) }] }));
+    await announce();
+    expect(triggered()).toEqual([`print-order-needs-attention attention|held|${at(10)}`, `print-order-needs-attention attention|held|${at(21)}`]);
+  });
+
   it('sends the payload of the order as it is when the job runs, only while the trigger is in use; a refusal ends the job', async () => {
     const { store, write, flowTriggers } = await setUp(['print-status-changed']);
     await write((l) => ({
