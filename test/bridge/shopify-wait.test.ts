@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handleWebhook } from '../../src/bridge/webhooks/index.js';
 import { submitShopifyOrder } from '../../src/bridge/submit-shopify-order.js';
 import { nextRecheck } from '../../src/bridge/shopify-wait.js';
+import { sendOrderNow } from '../../src/bridge/send-now.js';
 import { memoryDeps, shopifyOrderBody } from '../helpers/bridge-fakes.js';
 
 /** An order that waits for Shopify's risk recommendation or hold is read again on one schedule, whoever asks. */
@@ -51,5 +52,22 @@ describe("an order waiting for Shopify's judgement", () => {
     expect(due).toBeGreaterThan(weeks);
     expect(due - weeks).toBeLessThanOrEqual(6 * 60 * MINUTE);
     expect(nextRecheck(0, due - 1, base)).toBe(due);
+  });
+
+  it("Send now in the edit window passes the window, not a risk recommendation nobody has seen yet (a Flow workflow sending every order)", async () => {
+    const { deps, body, at, start } = waitingOnRisk();
+    deps.mapping.settings = { on: 'orders/paid', holdMinutes: 60, validate: false };
+    await handleWebhook(deps, { topic: 'orders/paid', shop: SHOP, webhookId: 'wh-2', receivedAt: new Date(start).toISOString(), body: JSON.stringify(body) });
+    const actions = { ...deps, failedJobs: { forOrder: async () => [] } };
+    expect(await sendOrderNow(actions, { shop: SHOP, orderId: body.admin_graphql_api_id, actor: 'Shopify Flow' })).toMatchObject({ kind: 'done' });
+    at(start + 1_000);
+    // Shopify's analysis recommends cancelling: the order waits, and nothing reaches the printer.
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'waiting', reason: 'risk-recommendation' });
+    expect(deps.printService.creates).toBe(0);
+
+    // The merchant, shown the recommendation, sends it anyway: now it goes.
+    expect(await sendOrderNow(actions, { shop: SHOP, orderId: body.admin_graphql_api_id, actor: 'merchant' })).toMatchObject({ kind: 'done' });
+    expect(await submitShopifyOrder(deps, SHOP, body.admin_graphql_api_id)).toMatchObject({ kind: 'submitted' });
+    expect(deps.printService.creates).toBe(1);
   });
 });
