@@ -141,7 +141,7 @@ describe('OrderReadBatches', () => {
     const shop = fakeShop('a.myshopify.com', [order(1), order(2)]);
     const answer = shop.transport.request.bind(shop.transport);
     // Order 2 is the shop's, but a hold on it comes back in a shape this app does not read (a field null).
-    const odd = (node: ReturnType<typeof standingAnswer>) => ({
+    const odd = (node: ReturnType<typeof standingAnswer>): unknown => ({
       ...node,
       fulfillmentOrders: { ...node.fulfillmentOrders, nodes: [{ id: 'gid://shopify/FulfillmentOrder/7', status: 'ON_HOLD', fulfillmentHolds: [{ id: 'gid://shopify/FulfillmentHold/1', reason: 'HIGH_RISK_OF_FRAUD', reasonNotes: null, displayReason: null, handle: null, heldByRequestingApp: false }] }] },
     });
@@ -149,8 +149,8 @@ describe('OrderReadBatches', () => {
       const answered = await answer(operation, query, variables);
       if (operation === 'orderInShop' && variables.id === order(2)) return { data: { order: odd(standingAnswer(order(2))) } };
       if (operation !== 'ordersInShop') return answered;
-      const nodes = (answered.data as { nodes: ReturnType<typeof standingAnswer>[] }).nodes;
-      nodes[1] = odd(nodes[1]!);
+      const nodes = (answered.data as { nodes: unknown[] }).nodes;
+      nodes[1] = odd(nodes[1] as ReturnType<typeof standingAnswer>);
       return { data: { nodes } };
     };
     const batches = orderReadBatches();
