@@ -41,7 +41,7 @@ describe('appHoldNotes: what print-bridge keeps back, in the merchant\'s words',
   it("shows print-bridge's own waits and none of the others'", () => {
     const waiting = (kind: string) => appHoldNotes(link({ status: 'waiting', problems: [problem(kind)] }), NOW);
     expect(waiting(WAIT_KINDS.testMode)).toBe('Print Bridge: test mode — goes to the printer when the store goes live');
-    expect(waiting(WAIT_KINDS.risk)).toBe('Print Bridge: Shopify recommends cancelling this order; Send now in the app prints it anyway');
+    expect(waiting(WAIT_KINDS.risk)).toBe("Print Bridge: Shopify's risk analysis flagged this order; Send now in the app prints it anyway");
     expect(waiting(WAIT_KINDS.noMapping)).toMatch(/^Print Bridge: no mapping/);
     expect(waiting(WAIT_KINDS.noPrintAccount)).toMatch(/^Print Bridge: no print account/);
     expect(waiting(WAIT_KINDS.storeNotConnected)).toBeUndefined();

@@ -5,7 +5,8 @@ import { hasProblem, WAIT_KINDS } from './waiting-problems.js';
 
 /**
  * "Send to the printer now": the merchant ends print-bridge's own wait for an order (its edit window, the submit topic
- * not come yet, Shopify's risk recommendation) and it goes out at once, past those waits for good (`sendAnyway`).
+ * not come yet, Shopify's risk recommendation) and it goes out at once; a risk recommendation it was shown is passed for
+ * good (`sendAnyway`), while one not read yet (an order sent in its edit window) is still waited on.
  * Shopify's holds are not print-bridge's to pass: they are released in Shopify, and the order then goes out by itself.
  * A held or errored order is resubmitted; one that waits for its store or a mapping is looked at again. Idempotent:
  * an order already sent answers so, and nothing is sent twice (the submit job settles by source id).
@@ -31,8 +32,11 @@ export async function sendOrderNow(deps: OperatorActionDeps, input: OperatorActi
   const { link: updated, changed } = await deps.store.update(input.shop, input.orderId, (c) => {
     if (!c || c.version !== current.version || (c.status !== 'pending' && c.status !== 'waiting')) return undefined;
     const waited = c.status === 'waiting' ? 'Shopify\'s risk recommendation' : c.submitAfter && Date.parse(c.submitAfter) > Date.parse(at) ? `the edit window (until ${c.submitAfter})` : 'its submit topic';
+    // Only a risk recommendation the merchant was shown is passed for good: the risk of an order sent in its edit window
+    // (a person in a hurry, a workflow sending every order) is not known yet, and is still waited on when it is read.
+    const overruled = c.status === 'waiting' ? { sendAnyway: { at, by: input.actor } } : {};
     return {
-      link: { ...clearProblems(c.status === 'waiting' ? moveTo(c, 'pending', at).link : c, ofKind(WAIT_KINDS.risk)), submitAfter: at, sendAnyway: { at, by: input.actor } },
+      link: { ...clearProblems(c.status === 'waiting' ? moveTo(c, 'pending', at).link : c, ofKind(WAIT_KINDS.risk)), submitAfter: at, ...overruled },
       history: [{ event: 'sent now', source: 'operator', status: c.status === 'waiting' ? 'pending' : undefined, detail: `${input.actor}: no longer waits for ${waited}; submitting now` }],
     };
   });

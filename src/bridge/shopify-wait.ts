@@ -39,14 +39,32 @@ export async function shopifyWait(
   return risk ? riskProblem(risk, at) : undefined;
 }
 
-/** Records the wait and has the order read again later: how long it has waited so far, between the base and six hours. */
+/**
+ * Records the wait and has the order read again later. The re-reads follow one schedule counted from when the wait
+ * began (after the base, then at intervals twice as long each time, up to six hours), and the job of each is named by
+ * its time: every look at the order (the scheduled one, the reconciliation's, a webhook's) asks for the same next
+ * re-read, which is one job. Were each look to schedule its own, every extra look would start a chain of re-reads
+ * that lasts as long as the order waits.
+ */
 export async function waitForShopify(deps: BridgeDeps, link: OrderLink, problem: Problem): Promise<SubmitShopifyOutcome> {
-  const since = link.problems.find((p) => p.kind === problem.kind)?.at ?? problem.at;
+  const since = Date.parse(link.problems.find((p) => p.kind === problem.kind)?.at ?? problem.at);
   const outcome = await recordWait(deps, link, problem, true);
   const now = deps.clock().getTime();
-  const base = deps.holdRecheckMs ?? DEFAULT_HOLD_RECHECK_MS;
-  const delay = Math.min(RECHECK_CAP_MS, Math.max(base, now - Date.parse(since)));
-  // The generation is the time of the look: each re-check is a job of its own (a finished one keeps its id).
-  await deps.scheduler.submit(link.shop, link.orderId, delay, now + delay);
+  const due = nextRecheck(Number.isFinite(since) ? since : now, now, deps.holdRecheckMs ?? DEFAULT_HOLD_RECHECK_MS);
+  await deps.scheduler.submit(link.shop, link.orderId, due - now, due);
   return outcome;
+}
+
+/** The first time of the schedule `since + base, + 2·base, + 4·base, …` (intervals capped at RECHECK_CAP_MS) after `now`. */
+export function nextRecheck(since: number, now: number, baseMs: number): number {
+  const base = Math.max(1_000, baseMs);
+  let due = since + base;
+  let step = base;
+  // Jump whole capped intervals at once: an order may wait for weeks.
+  while (due <= now && step < RECHECK_CAP_MS) {
+    step = Math.min(RECHECK_CAP_MS, step * 2);
+    due += step;
+  }
+  if (due <= now) due += Math.ceil((now - due + 1) / RECHECK_CAP_MS) * RECHECK_CAP_MS;
+  return due;
 }

@@ -115,9 +115,10 @@ export interface OrderLink {
    */
   refundIds?: string[];
   /**
-   * The merchant sent the order on past print-bridge's own waits ("Send now": the edit window, Shopify's risk
-   * recommendation), in the app or through a Flow action: later submit runs do not wait for these again. Shopify's own
-   * holds are never passed this way; only their release in Shopify lets the order go.
+   * The merchant sent the order on past Shopify's risk recommendation, which the order waited on ("Send now", in the
+   * app or through a Flow action): later submit runs do not wait on risk again. Send now in the edit window does not
+   * set it (the risk was not read yet). Shopify's own holds are never passed this way; only their release lets the
+   * order go.
    */
   sendAnyway?: { at: string; by: string };
   /**

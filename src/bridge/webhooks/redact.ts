@@ -69,6 +69,9 @@ async function redactCustomer(deps: BridgeDeps, job: WebhookJob): Promise<Webhoo
     if (link) await deps.store.update(job.shop, orderId, (current) => redactedLink(current), link);
     await deps.store.redactHistory(job.shop, orderId, REDACTED_TEXT);
     await deps.store.note(job.shop, orderId, { event: 'customer data redacted', source: 'shopify', detail: `customers/redact webhook ${job.webhookId}` });
+    // The app's own hold in Shopify quotes the order's problem in its notes: a sync writes them again from the
+    // redacted link, so the app's copy there goes too.
+    if (link?.appHold) await deps.scheduler.syncShopify(job.shop, orderId);
   }
   await Promise.all([
     deps.store.webhookBodies().dropOrders(job.shop, numericIds),

@@ -137,6 +137,29 @@ describe('OrderReadBatches', () => {
     expect(failed.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });
 
+  it("never takes an order whose standing it cannot read for one the shop does not have: it is read alone, and fails there", async () => {
+    const shop = fakeShop('a.myshopify.com', [order(1), order(2)]);
+    const answer = shop.transport.request.bind(shop.transport);
+    // Order 2 is the shop's, but a hold on it comes back in a shape this app does not read (a field null).
+    const odd = (node: ReturnType<typeof standingAnswer>): unknown => ({
+      ...node,
+      fulfillmentOrders: { ...node.fulfillmentOrders, nodes: [{ id: 'gid://shopify/FulfillmentOrder/7', status: 'ON_HOLD', fulfillmentHolds: [{ id: 'gid://shopify/FulfillmentHold/1', reason: 'HIGH_RISK_OF_FRAUD', reasonNotes: null, displayReason: null, handle: null, heldByRequestingApp: false }] }] },
+    });
+    shop.transport.request = async (operation, query, variables) => {
+      const answered = await answer(operation, query, variables);
+      if (operation === 'orderInShop' && variables.id === order(2)) return { data: { order: odd(standingAnswer(order(2))) } };
+      if (operation !== 'ordersInShop') return answered;
+      const nodes = (answered.data as { nodes: unknown[] }).nodes;
+      nodes[1] = odd(nodes[1] as ReturnType<typeof standingAnswer>);
+      return { data: { nodes } };
+    };
+    const batches = orderReadBatches();
+    const outcomes = await Promise.allSettled([1, 2].map((n) => apiOn(shop.transport, batches).orderInShop(order(n))));
+    // Taken for "not the shop's", the order would be refused for good and its body deleted.
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+    expect(shop.requests.map((r) => r.operation)).toEqual(['ordersInShop', 'orderInShop']);
+  });
+
   it('gives a failure to every check of the batch', async () => {
     const shop = fakeShop('a.myshopify.com', [order(1)], () => new ShopifyUnavailableError('ordersInShop', 'a.myshopify.com', 503, 'down'));
     const batches = orderReadBatches();

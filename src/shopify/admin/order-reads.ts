@@ -161,6 +161,9 @@ export async function ordersInShop(api: AdminRequests, orderGids: readonly strin
   for (const node of data.nodes) {
     const standing = standingSchema.safeParse(node);
     if (standing.success) found.set(standing.data.id, standingOf(standing.data));
+    // An order answered in a shape this app does not read is the shop's all the same: read alone, where the one-order
+    // read fails loudly, it is never taken for an order the shop does not have (refused for good, its body deleted).
+    else if (node?.id !== undefined && orderGids.includes(node.id)) nodeErrors.push(orderGids.indexOf(node.id));
   }
   return batchAnswers(orderGids, found, nodeErrors);
 }
