@@ -113,7 +113,8 @@ export function addFulfillmentRoute(router: Router, ctx: AdminContext, fulfillme
   });
 }
 
-function namesAnotherStore(req: Request, scope: string | undefined): boolean {
+/** A merchant's form naming a store other than their own (refused, not turned into a change of their own). */
+export function namesAnotherStore(req: Request, scope: string | undefined): boolean {
   const named = ((req.body as Record<string, unknown> | undefined) ?? {}).shop;
   return scope !== undefined && typeof named === 'string' && named.trim() !== '' && named.trim().toLowerCase() !== scope;
 }
