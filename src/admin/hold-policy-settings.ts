@@ -7,8 +7,7 @@ import { html, type Html } from './html.js';
 import type { PageContext } from './page-layout.js';
 import { badge, card, choiceList, paragraph, row } from './parts.js';
 import type { AdminContext } from './router.js';
-import { namesAnotherStore } from './fulfillment-settings.js';
-import { actorOf, scopeOf, shopQuery, storeOf } from './viewer.js';
+import { actorOf, formStoreOf, shopQuery } from './viewer.js';
 
 /**
  * The Settings page's "Shopify's holds and risk" (docs/pipeline.md, "Shopify's holds and risk keep an order from the
@@ -83,9 +82,9 @@ export function addHoldPolicyRoute(router: Router, ctx: AdminContext, setup: Hol
   router.post('/admin/settings/hold-policy', async (req, res) => {
     const viewer = viewerOf(res);
     const body = (req.body as Record<string, unknown> | undefined) ?? {};
-    const shop = storeOf(viewer, body.shop);
     // A merchant's form naming another store changes neither: this choice can send orders to the printer.
-    if (!shop || namesAnotherStore(req, scopeOf(viewer))) return respond.notFound(res, viewer);
+    const shop = formStoreOf(viewer, body);
+    if (!shop) return respond.notFound(res, viewer);
     const back = (tone: 'success' | 'warning', message: string) => respond.redirect(res, viewer, '/admin/settings', { tone, message }, shopQuery(viewer, shop));
     let policy: HoldPolicy | undefined;
     if (body.clear !== 'yes') {

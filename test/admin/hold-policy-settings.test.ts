@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SHOP, SHOPIFY_SECRET, startHarness } from '../helpers/harness.js';
-import { ADMIN_TOKEN, AdminClient, csrfOf, sessionToken } from './helpers.js';
+import { ADMIN_TOKEN, AdminClient, csrfOf, embeddedMerchant } from './helpers.js';
 
 /**
  * The Settings page's "Shopify's holds and risk", against the running app: the policy in force and where it comes
@@ -14,23 +14,9 @@ const decode = (text: string) => text.replace(/&#(\d+);/g, (_m, code: string) =>
 describe("Shopify's holds and risk on the Settings page", () => {
   let h: Harness;
   let admin: AdminClient;
-  const token = () => sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
-  const merchantPost = (fields: [string, string][]) =>
-    fetch(`${h.runtime.url}/admin/settings/hold-policy`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token()}`, accept: 'application/json' },
-      body: new URLSearchParams(fields),
-      redirect: 'manual',
-    });
-  const merchantPage = async (location = '/admin/settings') => {
-    const url = new URL(location, h.runtime.url);
-    url.searchParams.set('embedded', '1');
-    url.searchParams.set('shop', SHOP);
-    url.searchParams.set('id_token', token());
-    const response = await fetch(url, { headers: { accept: 'text/html' } });
-    expect(response.status, location).toBe(200);
-    return decode(await response.text());
-  };
+  const merchant = embeddedMerchant(() => h.runtime.url!, SHOP, SHOPIFY_SECRET);
+  const merchantPost = (fields: [string, string][]) => merchant.post('/admin/settings/hold-policy', fields);
+  const merchantPage = async (location?: string) => decode(await merchant.page(location));
   const now = (page: string) => /<span id="hold-policy-now" data-source="(\w+)">([^<]*)<\/span>/.exec(page)?.slice(1, 3);
   const flashOf = (page: string) => /id="flash"[^>]*>([\s\S]*?)<\/(?:s-banner|div)>/.exec(page)?.[1];
   const stored = async (shop = SHOP) => (await h.runtime.shopSettings.get(shop)).holdPolicy;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postbackTriggers } from '../../src/print-service/postback-triggers.js';
 import { parseTriggers } from '../../src/dev/emulator/triggers.js';
-import { sessionToken } from '../admin/helpers.js';
+import { embeddedMerchant } from '../admin/helpers.js';
 import { emulatorOrders, type Harness, orderBody, SHOP, SHOPIFY_SECRET, startHarness, waitFor } from '../helpers/harness.js';
 
 /**
@@ -40,12 +40,7 @@ describe("the store's choice of Shopify's holds", () => {
 
     // The merchant's Settings page: wait only for the reasons other than a payment to clear.
     const reasons = ['AWAITING_RETURN_ITEMS', 'HIGH_RISK_OF_FRAUD', 'INCORRECT_ADDRESS', 'INVENTORY_OUT_OF_STOCK', 'ONLINE_STORE_POST_PURCHASE_CROSS_SELL', 'OTHER', 'UNKNOWN_DELIVERY_DATE'];
-    const response = await fetch(`${h.runtime.url}/admin/settings/hold-policy`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' })}`, accept: 'application/json' },
-      body: new URLSearchParams([['holds', 'only'], ...reasons.map((r) => ['reasons', r]), ['risk', 'cancel']]),
-      redirect: 'manual',
-    });
+    const response = await embeddedMerchant(() => h.runtime.url!, SHOP, SHOPIFY_SECRET).post('/admin/settings/hold-policy', [['holds', 'only'], ...reasons.map((r): [string, string] => ['reasons', r]), ['risk', 'cancel']]);
     expect(response.status).toBe(200);
 
     await waitFor(async () => (await h.runtime.store.get(SHOP, payment.admin_graphql_api_id))?.status === 'submitted', { timeoutMs: 20_000, what: 'the payment-held order at the printer' });
