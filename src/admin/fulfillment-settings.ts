@@ -1,4 +1,4 @@
-import type { Request, Router } from 'express';
+import type { Router } from 'express';
 import { chooseFulfillmentMode, type FulfillmentModeDeps } from '../shops/fulfillment-mode.js';
 import type { FulfillmentMode } from '../shops/model.js';
 import {
@@ -16,7 +16,7 @@ import { html, type Html, trusted } from './html.js';
 import type { PageContext } from './page-layout.js';
 import { card, checkbox, list, paragraph, row } from './parts.js';
 import type { AdminContext } from './router.js';
-import { actorOf, scopeOf, shopQuery, storeOf } from './viewer.js';
+import { actorOf, formStoreOf, shopQuery } from './viewer.js';
 
 /**
  * The Settings page's "How printed items reach the printer" (fulfillment-service mode, docs/fulfillment.md): the
@@ -94,9 +94,9 @@ export function addFulfillmentRoute(router: Router, ctx: AdminContext, fulfillme
   router.post('/admin/settings/fulfillment', async (req, res) => {
     const viewer = viewerOf(res);
     const body = (req.body as Record<string, unknown> | undefined) ?? {};
-    const shop = storeOf(viewer, body.shop);
     // A merchant changes their own store only: a form naming another store is refused, not turned into their own.
-    if (!shop || namesAnotherStore(req, scopeOf(viewer))) return respond.notFound(res, viewer);
+    const shop = formStoreOf(viewer, body);
+    if (!shop) return respond.notFound(res, viewer);
     const mode = body.mode === 'service' || body.mode === 'merchant' ? body.mode : undefined;
     if (!mode) return respond.badRequest(res, viewer, 'The form is not complete; reload the page and try again.');
     if (mode === 'merchant' && body.confirm !== 'yes') {
@@ -111,11 +111,6 @@ export function addFulfillmentRoute(router: Router, ctx: AdminContext, fulfillme
       respond.redirect(res, viewer, '/admin/settings', { tone: 'critical', message: `Nothing was changed: ${fulfillmentErrorWords(error)}` }, shopQuery(viewer, shop));
     }
   });
-}
-
-function namesAnotherStore(req: Request, scope: string | undefined): boolean {
-  const named = ((req.body as Record<string, unknown> | undefined) ?? {}).shop;
-  return scope !== undefined && typeof named === 'string' && named.trim() !== '' && named.trim().toLowerCase() !== scope;
 }
 
 /** Why the change failed, in words a merchant can act on. */

@@ -119,6 +119,25 @@ export function checkbox(ctx: PageContext, field: { name: string; value: string;
   return html`<label class="inline"><input type="checkbox" name="${field.name}" value="${field.value}"${field.required ? trusted(' required') : ''}> ${field.label}</label>`;
 }
 
+/**
+ * Choices under a label: one of them (radio buttons), or any of them with `multiple` (checkboxes); each with an optional
+ * line of what it means. Inside the admin a Polaris choice list, whose selected values go with the form under `name`.
+ */
+export function choiceList(
+  ctx: PageContext,
+  field: { name: string; label: string; multiple?: boolean; id?: string; choices: readonly { value: string; label: string; details?: string; selected: boolean }[] },
+): Html {
+  if (ctx.embedded) {
+    return html`<s-choice-list name="${field.name}" label="${field.label}"${field.multiple ? trusted(' multiple') : ''}${attr('id', field.id)}>${field.choices.map(
+      (c) => html`<s-choice value="${c.value}"${c.selected ? trusted(' selected') : ''}>${c.label}${c.details ? html`<s-text slot="details">${c.details}</s-text>` : ''}</s-choice>`,
+    )}</s-choice-list>`;
+  }
+  const type = field.multiple ? 'checkbox' : 'radio';
+  return html`<fieldset class="choices"${attr('id', field.id)}><legend>${field.label}</legend>${field.choices.map(
+    (c) => html`<label class="inline"><input type="${type}" name="${field.name}" value="${c.value}"${c.selected ? trusted(' checked') : ''}> <span>${c.label}${c.details ? html`<br><span class="muted small">${c.details}</span>` : ''}</span></label>`,
+  )}</fieldset>`;
+}
+
 /** Links to views of one list (status tabs): the current one marked. */
 export function tabs(ctx: PageContext, label: string, items: readonly { href: string; text: string; count: number; current: boolean }[]): Html {
   if (ctx.embedded) {

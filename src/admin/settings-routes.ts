@@ -13,6 +13,8 @@ import {
 } from '../shops/setup.js';
 import { addFulfillmentRoute } from './fulfillment-settings.js';
 import { addAppHoldsRoute } from './app-holds-settings.js';
+import { addHoldPolicyRoute } from './hold-policy-settings.js';
+import { holdPolicyInForce } from '../shops/hold-policy.js';
 import type { AdminContext } from './router.js';
 import { settingsIndexPage, settingsPage } from './settings-views.js';
 import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
@@ -132,9 +134,10 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
 
   if (setup.fulfillmentMode) addFulfillmentRoute(router, ctx, setup.fulfillmentMode);
   addAppHoldsRoute(router, ctx, setup.deps);
+  addHoldPolicyRoute(router, ctx, setup.deps);
 
   async function showSettings(req: Request, res: Response, viewer: Viewer, shop: string, typed: { input?: Record<string, string>; refused?: string } = {}): Promise<void> {
-    const [checklist, problems] = await Promise.all([onboardingChecklist(setup.deps, shop), ctx.problemCount(viewer)]);
+    const [checklist, problems, holdPolicy] = await Promise.all([onboardingChecklist(setup.deps, shop), ctx.problemCount(viewer), holdPolicyInForce(setup.deps, shop)]);
     // A store on its own account has its own address (made on first view); one on the app's uses the operator's.
     const postback = checklist.setup.printAccount || (await setup.settings.hasPostbackToken(shop)) ? await postbackSetup(setup.deps, shop) : undefined;
     // After the first view the address exists: the checklist says so.
@@ -147,6 +150,7 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
         postback,
         problems,
         fulfillment: setup.fulfillmentMode ? checklist.setup.fulfillment : undefined,
+        holdPolicy,
         ...typed,
       }),
     );

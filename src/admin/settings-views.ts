@@ -3,6 +3,8 @@ import type { ChecklistItem } from '../shops/setup.js';
 import { confirmAttributes, type Confirmation, confirmModal, saveBar, saveBarAttributes } from './confirm.js';
 import { fulfillmentSection } from './fulfillment-settings.js';
 import { appHoldsSection } from './app-holds-settings.js';
+import { holdPolicySection } from './hold-policy-settings.js';
+import type { HoldPolicyInForce } from '../shops/hold-policy.js';
 import { dataTable, submitButton, textField } from './fields.js';
 import { html, type Html, trusted } from './html.js';
 import { banner, formatTime, layout, type PageContext } from './page-layout.js';
@@ -25,6 +27,8 @@ export interface SettingsView {
   problems: number;
   /** The store's fulfillment mode; undefined when the app cannot change it here (no section then). */
   fulfillment?: FulfillmentMode;
+  /** Which of Shopify's holds and risk keep the store's orders back, and why; undefined: no such section. */
+  holdPolicy?: HoldPolicyInForce;
 }
 
 export function settingsPage(ctx: PageContext, data: SettingsView): Html {
@@ -111,6 +115,7 @@ ${row(ctx, submitButton(ctx, 'Save and test', { primary: true }), { spaced: true
 
   const fulfillment = data.fulfillment ? fulfillmentSection(ctx, data.fulfillment, form) : '';
   const appHolds = appHoldsSection(ctx, data.setup.appHolds !== false, form);
+  const holdPolicy = data.holdPolicy ? holdPolicySection(ctx, data.holdPolicy, form) : '';
 
   const postback = data.postback
     ? card(
@@ -124,7 +129,7 @@ ${data.postback.triggers.map((t) => html`${ctx.embedded ? html`<s-text type="str
       )
     : '';
 
-  return layout(ctx, 'Settings', 'settings', html`${checklist}${fulfillment}${appHolds}${account}${postback}${trusted('')}`, { problems: data.problems });
+  return layout(ctx, 'Settings', 'settings', html`${checklist}${fulfillment}${holdPolicy}${appHolds}${account}${postback}${trusted('')}`, { problems: data.problems });
 }
 
 /** An operator's list of stores with a link to each one's settings. */

@@ -80,6 +80,9 @@ ol.checklist li{margin:8px 0}
 ol.checklist li[data-done=true] strong{color:#0c5132}
 label.inline{display:flex;gap:8px;align-items:flex-start;font-weight:400;margin:12px 0}
 label.inline input{margin-top:3px}
+fieldset.choices{border:0;padding:0;margin:12px 0}
+fieldset.choices legend{font-weight:550;padding:0}
+fieldset.choices label.inline{margin:6px 0}
 .cm-editor{border:1px solid #8a8a8a;border-radius:8px;font-size:12px;max-height:70vh}
 .cm-editor .cm-scroller{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 #mapping-problems .problem{color:#8e0b21;margin:4px 0}

@@ -135,6 +135,17 @@ export function storeOf(viewer: Viewer, named: unknown): string | undefined {
   return isShopDomain(shop) ? shop : undefined;
 }
 
+/**
+ * The store a form changes: the operator's `shop`, or the merchant's own, where a form naming another store is refused
+ * (undefined: answer 404), not turned into a change of their own.
+ */
+export function formStoreOf(viewer: Viewer, body: Record<string, unknown>): string | undefined {
+  const scope = scopeOf(viewer);
+  const named = typeof body.shop === 'string' ? body.shop.trim().toLowerCase() : '';
+  if (scope !== undefined && named !== '' && named !== scope) return undefined;
+  return storeOf(viewer, body.shop);
+}
+
 /** The query that keeps an operator on the store they chose (an embedded viewer's store is implied). */
 export function shopQuery(viewer: Viewer, shop: string): Record<string, string | undefined> {
   return scopeOf(viewer) ? {} : { shop };

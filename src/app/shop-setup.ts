@@ -44,6 +44,10 @@ export function shopSetupDeps(options: {
       if (options.shopifyJobs) await enqueueAppHoldsResync(options.shopifyJobs, shop);
     },
     mappingServes: (shop) => options.registry.forShop(shop) !== undefined,
+    mappingHoldPolicy: (shop) => {
+      const submit = options.registry.forShop(shop)?.config.submit;
+      return submit ? { waitForHolds: submit.wait_for_holds, waitForRisk: submit.wait_for_risk } : undefined;
+    },
     appUrl: options.config.APP_URL,
     clock,
   };

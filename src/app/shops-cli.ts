@@ -14,6 +14,9 @@ import { ShopSettingsStore } from '../shops/settings-store.js';
 import { OPERATOR_AUTHOR } from '../shops/model.js';
 import { connectPrintAccount, postbackSetup, printAccountInput, pushMapping, rollbackMapping, setAppHolds, setPrintMode, type SetupDeps } from '../shops/setup.js';
 import { isShopDomain } from '../shopify/webhook-agreement.js';
+import type { HoldPolicy } from '../bridge/shopify-holds.js';
+import { FULFILLMENT_HOLD_REASONS } from '../shopify/hold-reasons.js';
+import { chooseHoldPolicy, holdPolicyInForce, holdPolicyWords, holdsChoice, isRiskChoice, SOURCE_WORDS } from '../shops/hold-policy.js';
 import { ShopSessions } from '../shopify/sessions.js';
 import { shopifyApiFromConfig } from '../shopify/shopify-api.js';
 import { configureAdminApiOrigin } from '../shopify/admin/routing.js';
@@ -153,6 +156,32 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
       });
     });
 
+  shops
+    .command('hold-policy')
+    .description("which of Shopify's holds and risk recommendations keep the store's orders from the printer (the Settings page's choice, which wins over the mapping's submit.wait_for_holds / wait_for_risk); without options, the policy in force")
+    .argument('<domain>', 'the store')
+    .option('--holds <holds>', `all, none, or the reasons waited for: REASON,REASON (${FULFILLMENT_HOLD_REASONS.join(', ')})`)
+    .option('--risk <risk>', 'cancel (wait while Shopify recommends cancelling), investigate (also while it recommends investigating) or none')
+    .option('--clear', "forget the store's choice: the mapping's setting (or the default) applies again")
+    .action(async (domain: string, opts: { holds?: string; risk?: string; clear?: boolean }) => {
+      const shop = storeDomain(domain);
+      if (opts.clear && (opts.holds || opts.risk)) throw new CliError('--clear goes alone: it forgets the choice, --holds and --risk make one.');
+      if (opts.risk !== undefined && !isRiskChoice(opts.risk)) throw new CliError(`--risk must be cancel, investigate or none, not "${opts.risk}".`);
+      const holds = opts.holds === undefined ? undefined : holdsOption(opts.holds);
+      await withSetup(async ({ setup }) => {
+        const current = await holdPolicyInForce(setup, shop);
+        if (opts.clear || holds !== undefined || opts.risk !== undefined) {
+          // What is not given stays as it is in force.
+          const policy = opts.clear ? undefined : { waitForHolds: holds ?? current.policy.waitForHolds, waitForRisk: (opts.risk as HoldPolicy['waitForRisk'] | undefined) ?? current.policy.waitForRisk };
+          const outcome = await chooseHoldPolicy(setup, shop, policy);
+          process.stdout.write(`${shop}: ${holdPolicyWords(outcome.after.policy)} (${SOURCE_WORDS[outcome.after.source]})\n`);
+          if (outcome.lookedAgain) process.stdout.write('Orders waiting only for what no longer keeps them back go to the printer now.\n');
+          return;
+        }
+        process.stdout.write(`${shop}: ${holdPolicyWords(current.policy)} (${SOURCE_WORDS[current.source]})\n`);
+      });
+    });
+
   registerFulfillmentCommand(shops);
 
   const mappings = program.commands.find((c) => c.name() === 'mappings');
@@ -217,6 +246,17 @@ export function registerShopSetupCommands(program: Command, shops: Command): voi
         process.stdout.write(`Version ${version} is ${shop}'s mapping again.\n`);
       });
     });
+}
+
+/** `--holds`: all, none, or reasons separated by commas (in Shopify's spelling, any case). */
+function holdsOption(value: string): HoldPolicy['waitForHolds'] {
+  const text = value.trim();
+  if (text === 'all' || text === 'none') return text;
+  const reasons = text.split(',').map((r) => r.trim().toUpperCase()).filter(Boolean);
+  if (reasons.length === 0) throw new CliError('--holds must be all, none, or at least one reason.');
+  const choice = holdsChoice('only', reasons);
+  if (typeof choice === 'object' && 'refused' in choice) throw new CliError(`--holds: ${choice.refused}`);
+  return choice;
 }
 
 export function storeDomain(value: string): string {

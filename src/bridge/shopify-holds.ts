@@ -1,6 +1,6 @@
 import type { Problem } from '../orders/model.js';
 import { isOwnHold } from '../shopify/app-hold.js';
-import { HOLD_REASON_WORDS, isHoldReason, type FulfillmentHoldReason } from '../shopify/hold-reasons.js';
+import { FULFILLMENT_HOLD_REASONS, HOLD_REASON_WORDS, isHoldReason, type FulfillmentHoldReason } from '../shopify/hold-reasons.js';
 import type { FulfillmentHoldRead, OrderStanding } from './shopify-data.js';
 import { WAIT_KINDS } from './waiting-problems.js';
 
@@ -11,7 +11,10 @@ import { WAIT_KINDS } from './waiting-problems.js';
  * released or the merchant sends it anyway; the store's policy says which reasons it waits for.
  */
 
-/** Which holds and risk recommendations the store waits for (the mapping's `submit.wait_for_holds` / `wait_for_risk`). */
+/**
+ * Which holds and risk recommendations the store waits for: its choice on the Settings page (`shops hold-policy`), else
+ * the mapping's `submit.wait_for_holds` / `wait_for_risk` (resolveHoldPolicy).
+ */
 export interface HoldPolicy {
   /** `all` reasons (the default), `none`, or only these. */
   waitForHolds: 'all' | 'none' | readonly FulfillmentHoldReason[];
@@ -20,6 +23,38 @@ export interface HoldPolicy {
 }
 
 export const DEFAULT_HOLD_POLICY: HoldPolicy = { waitForHolds: 'all', waitForRisk: 'cancel' };
+
+/** Where the policy in force comes from: the store's own choice, its mapping's keys, or neither. */
+export type HoldPolicySource = 'store' | 'mapping' | 'default';
+
+/**
+ * The policy in force, decided here alone: the store's choice wins; else the mapping's keys; else the default. A
+ * mapping always carries the keys (they default to the default), so one that says what the default says counts as the
+ * default: the page names the mapping as the source only when the mapping changes something.
+ */
+export function resolveHoldPolicy(chosen: HoldPolicy | undefined, mapping: HoldPolicy | undefined): { policy: HoldPolicy; source: HoldPolicySource } {
+  if (chosen) return { policy: chosen, source: 'store' };
+  if (mapping && !sameHoldPolicy(mapping, DEFAULT_HOLD_POLICY)) return { policy: mapping, source: 'mapping' };
+  return { policy: DEFAULT_HOLD_POLICY, source: 'default' };
+}
+
+export function sameHoldPolicy(a: HoldPolicy, b: HoldPolicy): boolean {
+  const holds = (p: HoldPolicy) => (typeof p.waitForHolds === 'string' ? p.waitForHolds : [...p.waitForHolds].sort().join(','));
+  return holds(a) === holds(b) && a.waitForRisk === b.waitForRisk;
+}
+
+const RISK_RANK: Record<HoldPolicy['waitForRisk'], number> = { none: 0, cancel: 1, investigate: 2 };
+
+/**
+ * Whether `after` lets through an order `before` kept back: a reason no longer waited for (or, leaving `all`, a hold
+ * with a reason the list cannot name), or a risk recommendation no longer waited on. Such a change is worth a look at
+ * the store's waiting orders; one that only adds waits is not (the next read of each order applies it).
+ */
+export function letsThrough(before: HoldPolicy, after: HoldPolicy): boolean {
+  if (RISK_RANK[after.waitForRisk] < RISK_RANK[before.waitForRisk]) return true;
+  if (before.waitForHolds === 'all' && after.waitForHolds !== 'all') return true;
+  return FULFILLMENT_HOLD_REASONS.some((reason) => waitsFor(before, reason) && !waitsFor(after, reason));
+}
 
 /** A fulfillment order that keeps the order back, with the holds it waits for. */
 export interface BlockingHold {

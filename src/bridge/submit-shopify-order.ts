@@ -16,7 +16,8 @@ import { markSubmittedInShopify, sendPrintOrder } from './send-print-order.js';
 import { pendingRequests } from '../orders/service-request.js';
 import { awaitFulfillmentRequest, bodyToMap, rejectPendingRequests } from './service-submission.js';
 import { shopifyWait, waitForShopify } from './shopify-wait.js';
-import { DEFAULT_HOLD_POLICY } from './shopify-holds.js';
+import { resolveHoldPolicy } from './shopify-holds.js';
+import { waitsForShopify } from './waiting-problems.js';
 
 export type SubmitShopifyOutcome =
   | { kind: 'submitted'; sourceOrderId: string; printOrderId: string; reconciled: boolean }
@@ -85,7 +86,9 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known
     const at = deps.clock().toISOString();
     if (!(await deps.connections.isConnected(shop))) return recordWait(deps, link, storeNotConnectedProblem(shop, at), false);
     if (!deps.mapping.settingsFor(shop)) return recordWait(deps, link, noMappingProblem(shop, at), true);
-    setup = await deps.printAccounts.setupOf(shop);
+    // An order waiting for Shopify reads its store's set-up afresh: the store may have just stopped waiting for that
+    // hold, in another process (the Settings page), and a read this process kept would send it back to wait for hours.
+    setup = await deps.printAccounts.setupOf(shop, waitsForShopify(link) ? { fresh: true } : undefined);
     if (setup.account === 'none') return recordWait(deps, link, noPrintAccountProblem(shop, at), true);
     if (setup.fulfillmentLocation && pendingRequests(link.fulfillmentRequest).length === 0) return awaitFulfillmentRequest(deps, link);
   }
@@ -125,7 +128,8 @@ async function submitOnce(deps: BridgeDeps, shop: string, orderId: string, known
   // fulfillment order of the app, and what it requests is the merchant's decision to fulfil.
   if (confirmed && settings && !setup?.fulfillmentLocation) {
     const printedLines = mapped.shipments.flatMap((s) => s.lineItems.map((l) => l.lineItemId));
-    const wait = await shopifyWait(deps, link, confirmed.standing, settings.holdPolicy ?? DEFAULT_HOLD_POLICY, printedLines);
+    const { policy } = resolveHoldPolicy(setup?.holdPolicy, settings.holdPolicy);
+    const wait = await shopifyWait(deps, link, confirmed.standing, policy, printedLines);
     if (wait) return waitForShopify(deps, link, wait);
   }
   // The store's account names its printer: it wins over the mapping's destination (the account decides where it may send).

@@ -1,3 +1,5 @@
+import type { HoldPolicy } from '../bridge/shopify-holds.js';
+
 /**
  * A store's own print set-up (issue 16): which print-service account its orders go to, whether they are created
  * (live) or only validated (test), and which mapping serves it. A store with nothing of its own is on the operator's
@@ -63,6 +65,11 @@ export interface ShopSetup {
   appHolds?: boolean;
   /** The store's current mapping version; undefined: the mapping files serve it. */
   mappingVersion?: number;
+  /**
+   * Which of Shopify's holds and risk recommendations keep the store's orders from the printer, as chosen on the
+   * Settings page (or `shops hold-policy`); undefined: not chosen there, the mapping's keys decide.
+   */
+  holdPolicy?: HoldPolicy;
   /** Moves on every change (0: no row). */
   revision: number;
 }

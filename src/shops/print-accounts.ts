@@ -8,6 +8,7 @@ import {
   PrintServiceTimeoutError,
   PrintServiceUnauthorizedError,
 } from '../print-service/errors.js';
+import type { HoldPolicy } from '../bridge/shopify-holds.js';
 import type { AccountCheck, AccountRef, PrintAccount, PrintMode } from './model.js';
 import type { ShopSettingsStore } from './settings-store.js';
 
@@ -26,6 +27,8 @@ export type PrintSetup = (
 ) & {
   /** Fulfillment-service mode: the app's location, whose requested lines alone are printed (docs/fulfillment.md). */
   fulfillmentLocation?: string;
+  /** The store's own choice of Shopify's holds and risk it waits for (the Settings page); absent: the mapping's keys. */
+  holdPolicy?: HoldPolicy;
 };
 
 export interface PrintAccountsPort {
@@ -116,12 +119,12 @@ export class PrintAccounts implements PrintAccountsPort {
 
   private async read(shop: string): Promise<PrintSetup> {
     const [settings, own] = await Promise.all([this.options.settings.get(shop), this.options.settings.printAccountOf(shop)]);
-    const fulfillmentLocation = settings.fulfillmentLocation;
+    const shared = { fulfillmentLocation: settings.fulfillmentLocation, ...(settings.holdPolicy ? { holdPolicy: settings.holdPolicy } : {}) };
     if (own) {
-      return { account: 'own', mode: settings.mode, service: this.clientFor(own.account), destination: own.account.destination, fulfillmentLocation };
+      return { account: 'own', mode: settings.mode, service: this.clientFor(own.account), destination: own.account.destination, ...shared };
     }
-    if (!this.options.envClient) return { account: 'none', mode: settings.mode, fulfillmentLocation };
-    return { account: 'env', mode: settings.mode, service: this.options.envClient, fulfillmentLocation };
+    if (!this.options.envClient) return { account: 'none', mode: settings.mode, ...shared };
+    return { account: 'env', mode: settings.mode, service: this.options.envClient, ...shared };
   }
 
   private clientFor(account: PrintAccount): Client {

@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database.js';
 import { SecretCipher } from '../secrets/cipher.js';
+import type { HoldPolicy } from '../bridge/shopify-holds.js';
+import { storedHoldPolicy } from './hold-policy.js';
 import { OPERATOR_AUTHOR, type AccountCheck, type MappingVersion, type PrintAccount, type PrintMode, type ShopSetup } from './model.js';
 
 /** How long a rotated postback token keeps working beside the new one. */
@@ -17,6 +19,7 @@ type SettingsRow = {
   test_validated_at: string | null;
   mapping_version: number | null;
   app_holds: boolean;
+  hold_policy: unknown;
   revision: number;
   updated_at: string;
 };
@@ -102,6 +105,19 @@ export class ShopSettingsStore {
     const [row] = await this.database.rows<SettingsRow>(sql`
       INSERT INTO shop_settings (shop, app_holds) VALUES (${shop}, ${on})
       ON CONFLICT (shop) DO UPDATE SET app_holds = EXCLUDED.app_holds, revision = shop_settings.revision + 1, updated_at = now()
+      RETURNING ${columns}`);
+    return this.fromRow(row!);
+  }
+
+  /**
+   * The store's choice of which of Shopify's holds and risk recommendations its orders wait for; undefined clears it
+   * (the mapping's keys decide again). Bumps the revision: other processes' cached set-ups read it again.
+   */
+  async setHoldPolicy(shop: string, policy: HoldPolicy | undefined): Promise<ShopSetup> {
+    const value = policy ? JSON.stringify(storedHoldPolicy.parse(policy)) : null;
+    const [row] = await this.database.rows<SettingsRow>(sql`
+      INSERT INTO shop_settings (shop, hold_policy) VALUES (${shop}, ${value}::jsonb)
+      ON CONFLICT (shop) DO UPDATE SET hold_policy = EXCLUDED.hold_policy, revision = shop_settings.revision + 1, updated_at = now()
       RETURNING ${columns}`);
     return this.fromRow(row!);
   }
@@ -237,15 +253,26 @@ export class ShopSettingsStore {
       testValidatedAt: row.test_validated_at ? new Date(row.test_validated_at).toISOString() : undefined,
       mappingVersion: row.mapping_version ?? undefined,
       appHolds: row.app_holds !== false,
+      holdPolicy: holdPolicyOf(row),
       revision: Number(row.revision),
     };
   }
 }
 
-const columns = sql.raw('shop, mode, fulfillment_mode, fulfillment_service, print_account, account_check, test_validated_at, mapping_version, app_holds, revision, updated_at');
+const columns = sql.raw('shop, mode, fulfillment_mode, fulfillment_service, print_account, account_check, test_validated_at, mapping_version, app_holds, hold_policy, revision, updated_at');
 
 function isoOf(column: ReturnType<typeof sql>) {
   return sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+}
+
+/**
+ * The stored choice, checked at the boundary. One that no longer parses (a reason Shopify dropped, a hand edit) counts
+ * as not chosen: the mapping's keys, which are checked when they are loaded, decide instead of a guess.
+ */
+function holdPolicyOf(row: SettingsRow): HoldPolicy | undefined {
+  if (row.hold_policy === null || row.hold_policy === undefined) return undefined;
+  const parsed = storedHoldPolicy.safeParse(row.hold_policy);
+  return parsed.success ? parsed.data : undefined;
 }
 
 function blank(shop: string): ShopSetup {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { HoldPolicy } from '../bridge/shopify-holds.js';
 import { postbackTriggers } from '../print-service/postback-triggers.js';
 import type { FileProblem } from '../mapping/errors.js';
 import { loadStoreMapping } from '../mapping/store-mapping.js';
@@ -15,7 +16,7 @@ import { accountAddressProblem } from './account-address.js';
 export interface SetupDeps {
   settings: Pick<
     ShopSettingsStore,
-    'get' | 'setPrintAccount' | 'removePrintAccount' | 'recordAccountCheck' | 'setMode' | 'setAppHolds' | 'postbackToken' | 'hasPostbackToken' | 'printAccountOf' | 'pushMapping' | 'useMappingVersion' | 'mappingVersion' | 'clearMapping'
+    'get' | 'setPrintAccount' | 'removePrintAccount' | 'recordAccountCheck' | 'setMode' | 'setAppHolds' | 'setHoldPolicy' | 'postbackToken' | 'hasPostbackToken' | 'printAccountOf' | 'pushMapping' | 'useMappingVersion' | 'mappingVersion' | 'clearMapping'
   >;
   /** One signed call with the account (checkPrintAccount on a client made for it). */
   checkAccount(account: PrintAccount): Promise<AccountCheck>;
@@ -29,6 +30,8 @@ export interface SetupDeps {
   resyncAppHolds?(shop: string): Promise<void>;
   /** Whether a mapping (the store's own version or a file) serves the store, with its problems if none does. */
   mappingServes(shop: string): boolean;
+  /** The mapping's `submit.wait_for_holds` / `wait_for_risk` for the store, when a mapping serves it. */
+  mappingHoldPolicy?(shop: string): HoldPolicy | undefined;
   /** APP_URL: the postback address shown to the merchant. */
   appUrl?: string;
   /**

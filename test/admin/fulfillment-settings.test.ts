@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html } from '../../src/admin/html.js';
 import { settingsPage } from '../../src/admin/settings-views.js';
 import { type Harness, SHOP, SHOPIFY_SECRET, startHarness } from '../helpers/harness.js';
-import { ADMIN_TOKEN, AdminClient, csrfOf, sessionToken } from './helpers.js';
+import { ADMIN_TOKEN, AdminClient, csrfOf, embeddedMerchant } from './helpers.js';
 
 /**
  * The Settings page's "How printed items reach the printer" (fulfillment-service mode), against the running app and
@@ -15,25 +15,9 @@ const RIVAL = 'rival-store.myshopify.com';
 describe('the fulfillment mode on the Settings page', () => {
   let h: Harness;
   let admin: AdminClient;
-  const token = () => sessionToken(SHOPIFY_SECRET, { shop: SHOP, apiKey: 'test-key' });
-  /** A merchant's form post as the embedded page's script sends it: App Bridge's bearer token, a JSON answer. */
-  const merchantPost = (fields: Record<string, string>) =>
-    fetch(`${h.runtime.url}/admin/settings/fulfillment`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token()}`, accept: 'application/json' },
-      body: new URLSearchParams(fields),
-      redirect: 'manual',
-    });
-  /** The page a merchant lands on (`location` from a post, or /admin/settings), with a fresh session token. */
-  const merchantPage = async (location = '/admin/settings') => {
-    const url = new URL(location, h.runtime.url);
-    url.searchParams.set('embedded', '1');
-    url.searchParams.set('shop', SHOP);
-    url.searchParams.set('id_token', token());
-    const response = await fetch(url, { headers: { accept: 'text/html' } });
-    expect(response.status, location).toBe(200);
-    return response.text();
-  };
+  const merchant = embeddedMerchant(() => h.runtime.url!, SHOP, SHOPIFY_SECRET);
+  const merchantPost = (fields: Record<string, string>) => merchant.post('/admin/settings/fulfillment', fields);
+  const merchantPage = merchant.page;
   const currentMode = (page: string) => /<p id="fulfillment-now" data-mode="(\w+)"/.exec(page)?.[1];
   const flashOf = (page: string) => /id="flash"[^>]*>([\s\S]*?)<\/(?:s-banner|div)>/.exec(page)?.[1]?.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
   const stored = async (shop = SHOP) => (await h.runtime.shopSettings.get(shop)).fulfillment;

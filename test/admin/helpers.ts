@@ -90,3 +90,24 @@ export function fixedMapping(validate: boolean): string {
   return testMapping({ validate }).replace('products:\n', `products:\n${FIXED_RULES}`);
 }
 
+
+/**
+ * A merchant inside the Shopify admin, for the Settings page's forms: a post as the embedded page's script sends it
+ * (App Bridge's bearer token, a JSON answer) and the page they land on (a `location` from a post, with a fresh token).
+ */
+export function embeddedMerchant(baseUrl: () => string, shop: string, secret: string) {
+  const token = () => sessionToken(secret, { shop, apiKey: 'test-key' });
+  return {
+    post: (path: string, fields: Record<string, string> | [string, string][]) =>
+      fetch(`${baseUrl()}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, accept: 'application/json' }, body: new URLSearchParams(fields), redirect: 'manual' }),
+    async page(location = '/admin/settings'): Promise<string> {
+      const url = new URL(location, baseUrl());
+      url.searchParams.set('embedded', '1');
+      url.searchParams.set('shop', shop);
+      url.searchParams.set('id_token', token());
+      const response = await fetch(url, { headers: { accept: 'text/html' } });
+      if (response.status !== 200) throw new Error(`${location}: HTTP ${response.status}`);
+      return response.text();
+    },
+  };
+}

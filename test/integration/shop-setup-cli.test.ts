@@ -129,3 +129,37 @@ describe('print-bridge mappings push, versions and rollback', () => {
     expect((await runCliInProcess(['mappings', 'rollback', '--shop', SHOP, '9'], env())).code).toBe(1);
   }, 60_000);
 });
+
+describe('print-bridge shops hold-policy', () => {
+  it("prints the policy in force and where it comes from, sets the store's choice, and clears it", async () => {
+    const shop = 'cli-policy.myshopify.com';
+    const run = (...rest: string[]) => runCliInProcess(['shops', 'hold-policy', shop, ...rest], env());
+    expect((await run()).stdout).toBe(`${shop}: Orders wait for every hold Shopify places on them, and while Shopify recommends cancelling them. (default)\n`);
+    // The store's mapping says otherwise: it is in force, and named as the source.
+    const own = join(dir, 'policy.yaml');
+    writeFileSync(own, testMapping({ waitForHolds: '[HIGH_RISK_OF_FRAUD, INCORRECT_ADDRESS]', waitForRisk: 'investigate' }).replace('shops: ["*"]', `shops: ["${shop}"]`));
+    expect((await runCliInProcess(['mappings', 'push', own, '--shop', shop], env())).code).toBe(0);
+    expect((await run()).stdout).toContain('Orders wait only for these holds: high risk of fraud, incorrect address, and while Shopify recommends cancelling or investigating them. (from the mapping)');
+
+    // Only the risk given: the holds stay as they are in force. Lets orders through, so the waiting ones are looked at.
+    const risk = await run('--risk', 'cancel');
+    expect(risk.code).toBe(0);
+    expect(risk.stdout).toBe(`${shop}: Orders wait only for these holds: high risk of fraud, incorrect address, and while Shopify recommends cancelling them. (chosen here)\nOrders waiting only for what no longer keeps them back go to the printer now.\n`);
+    const holds = await run('--holds', 'high_risk_of_fraud');
+    expect(holds.stdout).toContain('Orders wait only for these holds: high risk of fraud, and while Shopify recommends cancelling them. (chosen here)');
+    expect((await database.rows<{ hold_policy: unknown }>(sql`SELECT hold_policy FROM shop_settings WHERE shop = ${shop}`))[0]!.hold_policy).toEqual({ waitForHolds: ['HIGH_RISK_OF_FRAUD'], waitForRisk: 'cancel' });
+    expect((await run('--holds', 'none', '--risk', 'none')).stdout).toContain("Orders never wait for Shopify's holds, and never for Shopify's risk recommendation. (chosen here)");
+
+    // Refused, nothing changed.
+    const wrongReason = await run('--holds', 'FRAUD');
+    expect(wrongReason.code).toBe(1);
+    expect(wrongReason.stderr).toContain("--holds: FRAUD is not one of Shopify's hold reasons");
+    expect((await run('--risk', 'sometimes')).code).toBe(1);
+    expect((await run('--clear', '--risk', 'none')).code).toBe(1);
+    expect((await run()).stdout).toContain('(chosen here)');
+
+    const cleared = await run('--clear');
+    expect(cleared.stdout).toContain('(from the mapping)');
+    expect(cleared.stdout).not.toContain('go to the printer now');
+  }, 60_000);
+});

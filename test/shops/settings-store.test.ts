@@ -77,6 +77,39 @@ describe('ShopSettingsStore', () => {
   });
 });
 
+describe("the store's choice of Shopify's holds and risk", () => {
+  it('round-trips through the database, parsed at the boundary; cleared is not chosen; the revision moves', async () => {
+    const shop = 'policy.myshopify.com';
+    expect((await settings.get(shop)).holdPolicy).toBeUndefined();
+    // Reasons in Shopify's order, each once, whatever order they came in.
+    const chosen = await settings.setHoldPolicy(shop, { waitForHolds: ['INCORRECT_ADDRESS', 'HIGH_RISK_OF_FRAUD', 'INCORRECT_ADDRESS'], waitForRisk: 'investigate' });
+    expect(chosen.holdPolicy).toEqual({ waitForHolds: ['HIGH_RISK_OF_FRAUD', 'INCORRECT_ADDRESS'], waitForRisk: 'investigate' });
+    expect((await settings.get(shop)).holdPolicy).toEqual(chosen.holdPolicy);
+    const none = await settings.setHoldPolicy(shop, { waitForHolds: 'none', waitForRisk: 'none' });
+    expect(none.revision).toBeGreaterThan(chosen.revision);
+    expect((await settings.list()).find((s) => s.shop === shop)?.holdPolicy).toEqual({ waitForHolds: 'none', waitForRisk: 'none' });
+    expect((await settings.setHoldPolicy(shop, undefined)).holdPolicy).toBeUndefined();
+    const [row] = await database.rows<{ hold_policy: unknown }>(sql`SELECT hold_policy FROM shop_settings WHERE shop = ${shop}`);
+    expect(row!.hold_policy).toBeNull();
+    // Nothing that is not a policy is stored, and a stored value that does not parse counts as not chosen.
+    await expect(settings.setHoldPolicy(shop, { waitForHolds: ['NOT_A_REASON' as never], waitForRisk: 'cancel' })).rejects.toThrow();
+    await database.rows(sql`UPDATE shop_settings SET hold_policy = '{"waitForHolds":"some","waitForRisk":"cancel"}'::jsonb WHERE shop = ${shop}`);
+    expect((await settings.get(shop)).holdPolicy).toBeUndefined();
+  });
+
+  it("reaches the store's print set-up, after invalidate in this process and fresh from another", async () => {
+    const shop = 'policy-setup.myshopify.com';
+    const accounts = new PrintAccounts({ settings, envClient: {} as PrintServicePort, createClient: () => ({ close: async () => undefined }) as never, refreshMs: 60_000 });
+    expect((await accounts.setupOf(shop)).holdPolicy).toBeUndefined();
+    await settings.setHoldPolicy(shop, { waitForHolds: 'none', waitForRisk: 'cancel' });
+    expect((await accounts.setupOf(shop)).holdPolicy).toBeUndefined();
+    expect((await accounts.setupOf(shop, { fresh: true })).holdPolicy).toEqual({ waitForHolds: 'none', waitForRisk: 'cancel' });
+    await settings.setHoldPolicy(shop, undefined);
+    accounts.invalidate(shop);
+    expect((await accounts.setupOf(shop)).holdPolicy).toBeUndefined();
+  });
+});
+
 describe('PrintAccounts', () => {
   it("uses one client per account, the operator's for stores without one, and the account an order went out with", async () => {
     const made: PrintAccount[] = [];

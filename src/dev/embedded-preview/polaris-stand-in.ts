@@ -17,7 +17,7 @@ style.textContent = 's-table{display:table;width:100%;border-collapse:collapse}s
   + 's-box{display:block}s-box[paddingBlock]{padding-block:8px}s-box[paddingBlockEnd]{padding-bottom:16px}s-grid{display:grid;gap:6px 16px}s-divider{display:block;border-top:1px solid #e3e3e3}'
   + 's-heading{display:block;font-weight:650;margin:12px 0 8px}s-paragraph{display:block;margin:8px 0}s-text[color=subdued],s-paragraph[color=subdued]{color:#616161}s-text[type=strong]{font-weight:650;display:block;margin-top:8px}'
   + 's-unordered-list,s-ordered-list{display:block;padding-left:20px;margin:8px 0}s-unordered-list>s-list-item{display:list-item;list-style:disc}s-ordered-list>s-list-item{display:list-item;list-style:decimal}'
-  + 's-button-group{display:flex;flex-wrap:wrap;gap:4px}s-button{display:inline-block;padding:4px 10px;border-radius:8px;border:1px solid #d4d4d4;background:#fff;cursor:pointer}s-button[variant=primary]{background:#303030;color:#fff}s-checkbox{display:block;margin:8px 0}'
+  + 's-button-group{display:flex;flex-wrap:wrap;gap:4px}s-button{display:inline-block;padding:4px 10px;border-radius:8px;border:1px solid #d4d4d4;background:#fff;cursor:pointer}s-button[variant=primary]{background:#303030;color:#fff}s-checkbox{display:block;margin:8px 0}s-choice-list,s-choice{display:block;margin:6px 0}'
   // Fields with their label above, side by side while they fit.
   + 's-text-field,s-search-field,s-date-field,s-url-field,s-password-field,s-text-area{display:inline-flex;flex-direction:column;gap:2px;margin:4px 12px 4px 0;vertical-align:bottom}';
 document.head.append(style);
@@ -89,6 +89,40 @@ customElements.define('s-checkbox', class extends HTMLElement {
     this.input.addEventListener('change', () => this.internals.setFormValue(this.input.checked ? this.getAttribute('value') || 'on' : null));
     label.append(this.input, ' ' + (this.getAttribute('label') || ''));
     this.append(label);
+  }
+});
+// A choice list is form-associated, as Polaris's is: the values of its selected choices go with the form under its
+// name. Each choice draws its own radio button (a checkbox in a multiple list) before its label.
+customElements.define('s-choice-list', class extends HTMLElement {
+  static formAssociated = true;
+  constructor() { super(); this.internals = this.attachInternals(); this.group = 'choices-' + Math.random().toString(36).slice(2); }
+  connectedCallback() {
+    if (this.legend) return;
+    this.legend = document.createElement('strong');
+    this.legend.textContent = this.getAttribute('label') || '';
+    this.prepend(this.legend);
+  }
+  _update() {
+    const data = new FormData();
+    for (const input of this.querySelectorAll('s-choice > label > input')) if (input.checked) data.append(this.getAttribute('name'), input.value);
+    this.internals.setFormValue(data);
+  }
+});
+customElements.define('s-choice', class extends HTMLElement {
+  connectedCallback() {
+    const list = this.closest('s-choice-list');
+    if (this.input || !list) return;
+    const label = document.createElement('label');
+    this.input = document.createElement('input');
+    this.input.type = list.hasAttribute('multiple') ? 'checkbox' : 'radio';
+    this.input.name = list.group;
+    this.input.value = this.getAttribute('value') || '';
+    this.input.checked = this.hasAttribute('selected');
+    this.input.addEventListener('change', () => list._update());
+    label.append(this.input);
+    this.prepend(label);
+    // The label's words are the choice's own text, after the input (the parser may not have reached them yet).
+    queueMicrotask(() => { for (const node of [...this.childNodes]) if (node !== label && node.nodeType === 3) label.append(node); list._update(); });
   }
 });
 // A group of buttons named by its accessibilityLabel, as Polaris names it.
