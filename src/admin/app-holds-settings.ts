@@ -5,7 +5,7 @@ import { html, type Html } from './html.js';
 import type { PageContext } from './page-layout.js';
 import { card, paragraph, row } from './parts.js';
 import type { AdminContext } from './router.js';
-import { actorOf, shopQuery, storeOf } from './viewer.js';
+import { actorOf, formStoreOf, shopQuery } from './viewer.js';
 
 /**
  * The Settings page's switch of print-bridge's own holds in Shopify (docs/pipeline.md, "print-bridge's waits in
@@ -31,7 +31,7 @@ export function addAppHoldsRoute(router: Router, ctx: AdminContext, setup: Setup
   router.post('/admin/settings/app-holds', async (req, res) => {
     const viewer = viewerOf(res);
     const body = (req.body as Record<string, unknown> | undefined) ?? {};
-    const shop = storeOf(viewer, body.shop);
+    const shop = formStoreOf(viewer, body);
     if (!shop) return respond.notFound(res, viewer);
     if (body.on !== 'yes' && body.on !== 'no') return respond.badRequest(res, viewer, 'The form is not complete; reload the page and try again.');
     const on = body.on === 'yes';

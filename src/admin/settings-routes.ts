@@ -17,7 +17,7 @@ import { addHoldPolicyRoute } from './hold-policy-settings.js';
 import { holdPolicyInForce } from '../shops/hold-policy.js';
 import type { AdminContext } from './router.js';
 import { settingsIndexPage, settingsPage } from './settings-views.js';
-import { actorOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
+import { actorOf, formStoreOf, scopeOf, shopQuery, storeOf, type Viewer } from './viewer.js';
 
 /** What the Settings and mapping editor pages need of a store's own set-up (src/shops/). */
 export interface AdminShopSetup {
@@ -95,7 +95,7 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
   router.post('/admin/settings/mode', async (req, res) => {
     const viewer = viewerOf(res);
     const body = bodyOf(req);
-    const shop = storeOf(viewer, body.shop);
+    const shop = formStoreOf(viewer, body);
     if (!shop) return respond.notFound(res, viewer);
     const mode = body.mode === 'live' ? 'live' : body.mode === 'test' ? 'test' : undefined;
     if (!mode) return respond.badRequest(res, viewer, 'The form is not complete; reload the page and try again.');
@@ -118,7 +118,7 @@ export function addSettingsRoutes(router: Router, ctx: AdminContext, setup: Admi
   router.post('/admin/settings/postback/rotate', async (req, res) => {
     const viewer = viewerOf(res);
     const body = bodyOf(req);
-    const shop = storeOf(viewer, body.shop);
+    const shop = formStoreOf(viewer, body);
     if (!shop) return respond.notFound(res, viewer);
     if (body.confirm !== 'yes') return respond.redirect(res, viewer, '/admin/settings', { tone: 'warning', message: 'Tick the box to confirm a new address.' }, shopQuery(viewer, shop));
     const result = await postbackSetup(setup.deps, shop, { rotate: true });

@@ -56,6 +56,14 @@ describe("Shopify's holds and risk on the Settings page", () => {
     expect(await stored(RIVAL)).toBeUndefined();
   });
 
+  it("refuses the other Settings forms that name another store, changing nothing of the merchant's own", async () => {
+    // The switch of print-bridge's own holds, test/live mode and a new postback address are the viewer's store's too.
+    expect((await merchant.post('/admin/settings/app-holds', [['shop', RIVAL], ['on', 'no']])).status).toBe(404);
+    expect((await h.runtime.shopSettings.get(SHOP)).appHolds ?? true).toBe(true);
+    expect((await merchant.post('/admin/settings/mode', [['shop', RIVAL], ['mode', 'test']])).status).toBe(404);
+    expect((await merchant.post('/admin/settings/postback/rotate', [['shop', RIVAL], ['confirm', 'yes']])).status).toBe(404);
+  });
+
   it("saves the merchant's choice for their store and shows it as chosen here", async () => {
     const response = await merchantPost([['holds', 'only'], ['reasons', 'INCORRECT_ADDRESS'], ['reasons', 'HIGH_RISK_OF_FRAUD'], ['risk', 'investigate']]);
     expect(response.status).toBe(200);
