@@ -1,11 +1,11 @@
 import {
-  FULFILLMENT_HOLD_REASONS,
   type FulfillmentHoldReason,
   type FulfillmentHoldRecord,
   type FulfillmentOrderRecord,
   type OrderRecord,
   type Result,
 } from './records.js';
+import { HOLD_REASON_WORDS } from '../../shopify/hold-reasons.js';
 import type { StandInStore } from './store.js';
 
 export { StandInWebhooks, type SentWebhook, type WebhookTarget } from './webhook-sender.js';
@@ -75,24 +75,12 @@ export interface ScheduleInput {
   fulfillAt: string;
 }
 
-const DISPLAY_REASON: Record<FulfillmentHoldReason, string> = {
-  AWAITING_PAYMENT: 'Awaiting payment',
-  AWAITING_RETURN_ITEMS: 'Awaiting return items',
-  HIGH_RISK_OF_FRAUD: 'High risk of fraud',
-  INCORRECT_ADDRESS: 'Incorrect address',
-  INVENTORY_OUT_OF_STOCK: 'Inventory out of stock',
-  ONLINE_STORE_POST_PURCHASE_CROSS_SELL: 'Post-purchase upsell',
-  OTHER: 'Other',
-  UNKNOWN_DELIVERY_DATE: 'Unknown delivery date',
-};
-
+// Shopify's wording of each reason (`displayReason`): the app's one list of them.
 export function displayReason(reason: FulfillmentHoldReason): string {
-  return DISPLAY_REASON[reason];
+  return HOLD_REASON_WORDS[reason];
 }
 
-export function isHoldReason(value: string): value is FulfillmentHoldReason {
-  return (FULFILLMENT_HOLD_REASONS as readonly string[]).includes(value);
-}
+export { isHoldReason } from '../../shopify/hold-reasons.js';
 
 export class StandInHolds {
   /** Scheduled fulfillment orders and their shop, so that only these are looked at for being due. */
