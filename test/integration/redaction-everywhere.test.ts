@@ -85,7 +85,8 @@ describe("customers/redact leaves the customer's name behind (problems, history,
     const link = await h.runtime.store.get(SHOP, pia.admin_graphql_api_id);
     expect(link).toMatchObject({ status: 'held', problems: [expect.objectContaining({ kind: 'mapping' })] });
     const history = await h.runtime.store.history(SHOP, pia.admin_graphql_api_id);
-    expect(history[0]).toMatchObject({ event: 'customer data redacted', detail: `customers/redact webhook ${redactId}` });
+    // The redaction, and after it print-bridge's own hold in Shopify written again from the redacted problem.
+    expect(history).toContainEqual(expect.objectContaining({ event: 'customer data redacted', detail: `customers/redact webhook ${redactId}` }));
     expect(history.map((e) => e.event)).toContain('orders/paid received');
     // Zoë's order, body and job records are untouched.
     const after = await everything();
