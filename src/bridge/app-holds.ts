@@ -53,7 +53,11 @@ export async function syncAppHolds(deps: AppHoldDeps, shop: string, orderId: str
   for (let round = 0; round < 5; round++) {
     const link = await deps.store.get(shop, orderId);
     if (!link) return { kind: 'none' };
-    const notes = (await deps.appHolds.shown(shop)) ? appHoldNotes(link, deps.clock(), await storeTime(deps, link)) : undefined;
+    // Whether the link calls for a hold at all is known from it alone: most syncs (an order at the printer, without a
+    // hold of the app's) end here, with no read of the store's switch or of the order's body.
+    const wanted = appHoldNotes(link, deps.clock()) !== undefined;
+    if (!wanted && !link.appHold) return round === 0 ? { kind: 'none' } : { kind: 'changed', placed, released };
+    const notes = wanted && (await deps.appHolds.shown(shop)) ? appHoldNotes(link, deps.clock(), await storeTime(deps, link)) : undefined;
     if (notes === undefined && !link.appHold) return round === 0 ? { kind: 'none' } : { kind: 'changed', placed, released };
     if (notes !== undefined && link.appHold?.refused && link.appHold.notes === notes) return { kind: 'refused', message: link.appHold.refused };
     const fulfillmentOrders = await deps.appHolds.read(shop, orderId);
