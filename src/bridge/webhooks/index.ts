@@ -47,5 +47,8 @@ export async function handleQueuedWebhook(deps: BridgeDeps, data: WebhookJobData
 
 export async function handleWebhook(deps: BridgeDeps, job: WebhookJob): Promise<WebhookOutcome> {
   const handler = Object.hasOwn(HANDLERS, job.topic) ? HANDLERS[job.topic] : undefined;
-  return handler ? handler(deps, job) : { kind: 'rejected', reason: `topic ${job.topic} is not handled` };
+  if (handler) return handler(deps, job);
+  // Intake took it, so a topic the worker has no use case for is a gap between the two lists: said, never silent.
+  deps.logger.warn({ shop: job.shop, topic: job.topic, webhookId: job.webhookId }, 'webhook of a topic the worker has no use case for; not handled');
+  return { kind: 'rejected', reason: `topic ${job.topic} is not handled` };
 }
