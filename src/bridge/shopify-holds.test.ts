@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FulfillmentHoldRead, OrderStanding } from './shopify-data.js';
-import { DEFAULT_HOLD_POLICY, heldFulfillmentOrders, holdWords, riskToWaitFor, shopifyHoldProblem } from './shopify-holds.js';
+import { holdWords } from '../shopify/hold-reasons.js';
+import { DEFAULT_HOLD_POLICY, heldFulfillmentOrders, riskToWaitFor, shopifyHoldProblem } from './shopify-holds.js';
 
 const hold = (reason: string, extra: Partial<FulfillmentHoldRead> = {}): FulfillmentHoldRead => ({
   id: `gid://shopify/FulfillmentHold/${reason}`,

@@ -1,6 +1,6 @@
 import type { Problem } from '../orders/model.js';
 import { isOwnHold } from '../shopify/app-hold.js';
-import { FULFILLMENT_HOLD_REASONS, HOLD_REASON_WORDS, isHoldReason, type FulfillmentHoldReason } from '../shopify/hold-reasons.js';
+import { FULFILLMENT_HOLD_REASONS, holdWords, isHoldReason, type FulfillmentHoldReason } from '../shopify/hold-reasons.js';
 import type { FulfillmentHoldRead, OrderStanding } from './shopify-data.js';
 import { WAIT_KINDS } from './waiting-problems.js';
 
@@ -97,11 +97,6 @@ export function riskToWaitFor(standing: OrderStanding, policy: HoldPolicy): 'CAN
   return undefined;
 }
 
-/** One hold in Shopify's words, with its notes: "High risk of fraud (flagged by Signifyd)". */
-export function holdWords(hold: Pick<FulfillmentHoldRead, 'reason' | 'reasonNotes' | 'displayReason'>): string {
-  const words = hold.displayReason || (isHoldReason(hold.reason) ? HOLD_REASON_WORDS[hold.reason] : hold.reason);
-  return hold.reasonNotes ? `${words} (${hold.reasonNotes})` : words;
-}
 
 export function shopifyHoldProblem(held: readonly BlockingHold[], at: string): Problem {
   const reasons = [...new Set(held.flatMap((b) => (b.holds.length > 0 ? b.holds.map(holdWords) : ['no reason given'])))];

@@ -1,7 +1,7 @@
 import type { OrderLink, Problem } from '../orders/model.js';
 import { RECHECK_CAP_MS, DEFAULT_HOLD_RECHECK_MS } from './fulfillment-holds.js';
 import type { BridgeDeps } from './ports.js';
-import { heldFulfillmentOrders, riskProblem, riskToWaitFor, shopifyHoldProblem, type HoldPolicy } from './shopify-holds.js';
+import { heldFulfillmentOrders, riskProblem, riskToWaitFor, shopifyHoldProblem, type BlockingHold, type HoldPolicy } from './shopify-holds.js';
 import type { OrderStanding } from './shopify-data.js';
 import { recordWait } from './submission-checks.js';
 import type { SubmitShopifyOutcome } from './submit-shopify-order.js';
@@ -25,7 +25,7 @@ export async function shopifyWait(
   }
   if (held.length > 0) {
     const printed = new Set(printedLineIds);
-    const holding = [];
+    const holding: BlockingHold[] = [];
     for (const fo of held) {
       // Only a held fulfillment order with lines the app would print keeps the order back (another location's
       // held items are not the printer's). One gone since the read (released and merged) holds nothing.

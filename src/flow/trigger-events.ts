@@ -2,7 +2,7 @@ import type { HistoryEntry, OrderLink, ShipmentLink } from '../orders/model.js';
 import { CHANGED_AFTER_SUBMISSION } from '../orders/printed-lines.js';
 import { HELD_AFTER_SUBMISSION } from '../bridge/held-after-submission.js';
 import { WAIT_KINDS } from '../bridge/waiting-problems.js';
-import type { OrderStatus } from '../orders/status.js';
+import { isSubmittedStatus, type OrderStatus } from '../orders/status.js';
 import { FLOW_TRIGGERS, type AttentionKind, type FlowStatusWord, type FlowTriggerHandle } from './definitions.js';
 
 /**
@@ -24,7 +24,6 @@ export interface FlowEvent {
 
 const WAITS_FOR_A_PERSON: ReadonlySet<string> = new Set([WAIT_KINDS.shopifyHold, WAIT_KINDS.risk, HELD_AFTER_SUBMISSION]);
 
-const AT_PRINTER: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['submitted', 'received', 'print-ready', 'partially-shipped', 'shipped']);
 
 const STATUS_WORDS: Partial<Record<OrderStatus, FlowStatusWord>> = {
   received: 'received',
@@ -54,9 +53,9 @@ export function flowEventsOf(link: OrderLink, history: readonly HistoryEntry[]):
 
 /** When the order first reached the printer: its oldest such status in the history, else its current status's time. */
 function firstAtPrinter(link: OrderLink, history: readonly HistoryEntry[]): string | undefined {
-  const reached = history.filter((e) => e.status && AT_PRINTER.has(e.status)).map((e) => e.at);
+  const reached = history.filter((e) => e.status && isSubmittedStatus(e.status)).map((e) => e.at);
   if (reached.length > 0) return reached.reduce((a, b) => (a < b ? a : b));
-  if (AT_PRINTER.has(link.status)) return link.statusAt;
+  if (isSubmittedStatus(link.status)) return link.statusAt;
   // Cancelled or errored after the printer had it: it did reach the printer.
   return link.printOrderId && (link.status === 'cancelled' || link.status === 'error') ? link.statusAt : undefined;
 }

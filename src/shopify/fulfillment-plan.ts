@@ -1,4 +1,5 @@
 import type { CreateFulfillmentInput, OrderForFulfillment } from '../bridge/shopify-data.js';
+import { holdWords } from './hold-reasons.js';
 
 /**
  * Which fulfillment order line items fulfill a shipment's line items and quantities, given what remains open in
@@ -86,7 +87,7 @@ export function planFulfillment(order: OrderForFulfillment, wanted: readonly Wan
         held.set(fo.id, {
           fulfillmentOrderId: fo.id,
           status: fo.status as HeldFulfillmentOrder['status'],
-          reasons: fo.holds.map((h) => (h.reasonNotes ? `${h.displayReason} (${h.reasonNotes})` : h.displayReason)),
+          reasons: fo.holds.map(holdWords),
           fulfillAt: fo.fulfillAt,
         });
       }

@@ -25,6 +25,15 @@ export const HOLD_REASON_WORDS: Record<FulfillmentHoldReason, string> = {
   UNKNOWN_DELIVERY_DATE: 'Unknown delivery date',
 };
 
+/**
+ * One hold in Shopify's words, with its notes: "High risk of fraud (flagged by Signifyd)". The order page says it so
+ * whether the order waits before the printer or a shipment waits for its fulfillment order.
+ */
+export function holdWords(hold: { reason: string; reasonNotes: string | null; displayReason: string }): string {
+  const words = hold.displayReason || (isHoldReason(hold.reason) ? HOLD_REASON_WORDS[hold.reason] : hold.reason);
+  return hold.reasonNotes ? `${words} (${hold.reasonNotes})` : words;
+}
+
 export function isHoldReason(value: string): value is FulfillmentHoldReason {
   return (FULFILLMENT_HOLD_REASONS as readonly string[]).includes(value);
 }
